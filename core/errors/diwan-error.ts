@@ -1,0 +1,24 @@
+import { errorCodes, type ErrorCode } from './codes.ts';
+
+export type ErrorDetail = Record<string, unknown>;
+
+/** The only error the host and apps throw on purpose; leaves as `{ error: { code, message, details } }`. */
+export class DiwanError extends Error {
+  readonly status: number;
+  constructor(
+    readonly code: ErrorCode,
+    readonly details: ErrorDetail[] = [],
+    /** Interpolation values for the message template. */
+    readonly params: Record<string, unknown> = {},
+    /** Extra response headers, e.g. `Allow` or `Retry-After`. */
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(`${code}: ${errorCodes[code].en}`);
+    this.status = errorCodes[code].status;
+  }
+}
+
+/** A single-field validation failure, shaped like the ones ajv produces. */
+export function fieldError(pointer: string, rule: string, message: string, extra: ErrorDetail = {}): DiwanError {
+  return new DiwanError('VALIDATION_ERROR', [{ in: 'body', pointer, rule, message, ...extra }], { summary: message });
+}

@@ -1,0 +1,114 @@
+// Decides whether a webhook URL may be called, and which address to pin the connection to,
+// so an endpoint cannot aim the host at itself, its network or a cloud metadata service.
+import dns from 'node:dns';
+import net from 'node:net';
+import ipaddr from 'ipaddr.js';
+
+export interface GuardOptions {
+  /** Allow 127.0.0.0/8 and ::1 (local development, tests). */
+  allowLoopback?: boolean;
+  /** Allow RFC 1918, fc00::/7 and CGNAT 100.64/10 (on-premises deployments). */
+  allowPrivate?: boolean;
+  /** Replaces dns.lookup (tests). */
+  lookup?: (hostname: string) => Promise<dns.LookupAddress[]>;
+}
+
+export type GuardReason = 'scheme' | 'credentials' | 'dns' | 'refused_address';
+
+export type GuardResult =
+  | { ok: true; url: URL; address: string; family: 4 | 6 }
+  | { ok: false; reason: GuardReason; address?: string; detail?: string };
+
+const LOOPBACK = new Set(['loopback']);
+const PRIVATE = new Set(['private', 'uniqueLocal', 'carrierGradeNat']);
+// Never reachable on purpose: link-local holds 169.254.169.254 (cloud metadata), the rest is not unicast.
+const ALWAYS_REFUSED = new Set([
+  'unspecified',
+  'linkLocal',
+  'multicast',
+  'broadcast',
+  'reserved',
+  'deprecatedSiteLocal',
+]);
+
+// IPv6 forms that carry an IPv4 address in their low 32 bits.
+const EMBEDDING_V4 = [
+  ipaddr.parseCIDR('::ffff:0:0/96'), // IPv4-mapped
+  ipaddr.parseCIDR('::/96'), // IPv4-compatible (deprecated)
+  ipaddr.parseCIDR('::ffff:0:0:0/96'), // IPv4-translated (RFC 6145)
+  ipaddr.parseCIDR('64:ff9b::/96'), // NAT64 well-known prefix
+] as [ipaddr.IPv6, number][];
+const SIX_TO_FOUR = ipaddr.parseCIDR('2002::/16') as [ipaddr.IPv6, number];
+
+/** The range name ipaddr.js gives the address, looking through IPv6 forms that embed IPv4. */
+export function addressRange(address: string): string {
+  const ip = ipaddr.parse(address);
+  if (ip.kind() === 'ipv6') {
+    const v6 = ip as ipaddr.IPv6;
+    const range = v6.range();
+    if (range === 'unspecified' || range === 'loopback') return range;
+    if (EMBEDDING_V4.some(([net, bits]) => v6.match(net, bits))) {
+      return ipaddr.fromByteArray(v6.toByteArray().slice(12)).range();
+    }
+    if (v6.match(...SIX_TO_FOUR)) {
+      // 2002:AABB:CCDD::/48 routes to the IPv4 AA.BB.CC.DD; judge it as that address.
+      const inner = ipaddr.fromByteArray(v6.toByteArray().slice(2, 6)).range();
+      return inner === 'unicast' ? range : inner;
+    }
+    return range;
+  }
+  return ip.range();
+}
+
+/** Whether a resolved address may be connected to under the options. */
+export function isAddressAllowed(address: string, options: GuardOptions = {}): boolean {
+  if (!ipaddr.isValid(address)) return false;
+  const range = addressRange(address);
+  if (ALWAYS_REFUSED.has(range)) return false;
+  if (LOOPBACK.has(range)) return options.allowLoopback === true;
+  if (PRIVATE.has(range)) return options.allowPrivate === true;
+  return true;
+}
+
+async function systemLookup(hostname: string): Promise<dns.LookupAddress[]> {
+  return dns.promises.lookup(hostname, { all: true, verbatim: true });
+}
+
+/**
+ * Checks scheme and credentials, resolves the host (every address) and refuses the URL if any
+ * address is refused, so a name cannot mix a public and an internal answer. The returned address
+ * is the one to connect to: send.ts pins it, so a second resolution cannot rebind the name.
+ */
+export async function guardUrl(input: string | URL, options: GuardOptions = {}): Promise<GuardResult> {
+  let url: URL;
+  try {
+    url = typeof input === 'string' ? new URL(input) : input;
+  } catch {
+    return { ok: false, reason: 'scheme', detail: 'not an absolute URL' };
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    return { ok: false, reason: 'scheme', detail: url.protocol };
+  }
+  if (url.username !== '' || url.password !== '') return { ok: false, reason: 'credentials' };
+
+  // WHATWG URL has already normalised IPv4 forms such as 0x7f.1 and put IPv6 in brackets.
+  const host = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
+  let answers: dns.LookupAddress[];
+  if (net.isIP(host) !== 0) {
+    answers = [{ address: host, family: net.isIP(host) }];
+  } else {
+    try {
+      answers = await (options.lookup ?? systemLookup)(host);
+    } catch (err) {
+      return { ok: false, reason: 'dns', detail: (err as NodeJS.ErrnoException).code ?? String(err) };
+    }
+    if (answers.length === 0) return { ok: false, reason: 'dns', detail: 'no address' };
+  }
+  for (const a of answers) {
+    if (!isAddressAllowed(a.address, options)) {
+      return { ok: false, reason: 'refused_address', address: a.address, detail: ipaddr.isValid(a.address) ? addressRange(a.address) : 'invalid' };
+    }
+  }
+  const first = answers[0];
+  return { ok: true, url, address: first.address, family: first.family === 6 ? 6 : 4 };
+}

@@ -1,0 +1,186 @@
+import http from 'node:http';
+import net from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sendDelivery, type SendOptions } from './send.ts';
+
+// One loopback server whose behaviour is picked by the request path.
+const received: { path: string; headers: http.IncomingHttpHeaders; body: string }[] = [];
+const hanging: http.ServerResponse[] = [];
+let server: http.Server;
+let base: string;
+
+beforeAll(async () => {
+  server = http.createServer((req, res) => {
+    let body = '';
+    req.setEncoding('utf8');
+    req.on('data', (c) => (body += c));
+    req.on('end', () => {
+      received.push({ path: req.url ?? '', headers: req.headers, body });
+      switch (req.url) {
+        case '/ok':
+          res.writeHead(200, { 'content-type': 'text/plain' }).end('thanks');
+          break;
+        case '/created':
+          res.writeHead(201).end();
+          break;
+        case '/fail':
+          res.writeHead(500).end('boom');
+          break;
+        case '/redirect':
+          res.writeHead(302, { location: '/ok' }).end();
+          break;
+        case '/hang':
+          hanging.push(res); // never answers
+          break;
+        case '/reset':
+          req.socket.resetAndDestroy();
+          break;
+        case '/huge': {
+          res.writeHead(200);
+          const block = Buffer.alloc(64 * 1024, 'a');
+          let sent = 0;
+          const pump = () => {
+            while (sent < 8 * 1024 * 1024) {
+              sent += block.length;
+              if (!res.write(block)) return void res.once('drain', pump);
+            }
+            res.end();
+          };
+          res.on('close', () => (sent = Infinity));
+          pump();
+          break;
+        }
+        case '/drip': {
+          res.writeHead(200);
+          const timer = setInterval(() => res.write('.'), 20);
+          res.on('close', () => clearInterval(timer));
+          hanging.push(res);
+          break;
+        }
+        case '/midbody-reset':
+          res.writeHead(200, { 'content-length': '1000' });
+          res.write('partial', () => req.socket.resetAndDestroy());
+          break;
+        default:
+          res.writeHead(404).end();
+      }
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+
+afterAll(async () => {
+  for (const res of hanging) res.destroy();
+  server.closeAllConnections();
+  await new Promise((r) => server.close(r));
+});
+
+const opts = (path: string, extra: Partial<SendOptions> = {}): SendOptions => ({
+  url: `${base}${path}`,
+  headers: { 'x-service-signature': 't=1,v1=abc' },
+  body: '{"hello":"مرحبا"}',
+  allowLoopback: true,
+  timeoutMs: 2_000,
+  ...extra,
+});
+
+describe('sendDelivery', () => {
+  it('delivers on 200 and sends the body and headers', async () => {
+    const r = await sendDelivery(opts('/ok'));
+    expect(r).toMatchObject({ ok: true, status: 200, responseExcerpt: 'thanks', responseBytes: 6, address: '127.0.0.1' });
+    expect(r.failure).toBeUndefined();
+    const got = received.find((x) => x.path === '/ok')!;
+    expect(got.body).toBe('{"hello":"مرحبا"}');
+    expect(got.headers['x-service-signature']).toBe('t=1,v1=abc');
+    expect(got.headers['content-type']).toBe('application/json');
+    expect(Number(got.headers['content-length'])).toBe(Buffer.byteLength('{"hello":"مرحبا"}'));
+  });
+
+  it('counts any 2xx as delivered', async () => {
+    expect(await sendDelivery(opts('/created'))).toMatchObject({ ok: true, status: 201 });
+  });
+
+  it('fails on 500 with the status and an excerpt', async () => {
+    const r = await sendDelivery(opts('/fail'));
+    expect(r).toMatchObject({ ok: false, status: 500, failure: 'http_status', responseExcerpt: 'boom' });
+  });
+
+  it('does not follow a 302', async () => {
+    const before = received.filter((x) => x.path === '/ok').length;
+    const r = await sendDelivery(opts('/redirect'));
+    expect(r).toMatchObject({ ok: false, status: 302, failure: 'redirect' });
+    expect(received.filter((x) => x.path === '/ok').length).toBe(before);
+  });
+
+  it('times out a server that never answers', async () => {
+    const r = await sendDelivery(opts('/hang', { timeoutMs: 200 }));
+    expect(r).toMatchObject({ ok: false, failure: 'timeout' });
+    expect(r.status).toBeUndefined();
+    expect(r.durationMs).toBeGreaterThanOrEqual(190);
+    expect(r.durationMs).toBeLessThan(1_500);
+  });
+
+  it('times out a body that drips past the deadline, keeping the status', async () => {
+    const r = await sendDelivery(opts('/drip', { timeoutMs: 300 }));
+    expect(r).toMatchObject({ ok: false, failure: 'timeout', status: 200 });
+    expect(r.responseBytes).toBeGreaterThan(0);
+    expect(r.responseExcerpt).toMatch(/^\.+$/);
+  });
+
+  it('reports a reset socket', async () => {
+    const r = await sendDelivery(opts('/reset'));
+    expect(r).toMatchObject({ ok: false, failure: 'connection_reset' });
+  });
+
+  it('reports a connection reset in the middle of the body', async () => {
+    const r = await sendDelivery(opts('/midbody-reset'));
+    expect(r).toMatchObject({ ok: false, status: 200, failure: 'connection_reset' });
+  });
+
+  it('reports a closed port as connection refused', async () => {
+    const probe = net.createServer();
+    await new Promise<void>((r) => probe.listen(0, '127.0.0.1', r));
+    const port = (probe.address() as AddressInfo).port;
+    await new Promise((r) => probe.close(r));
+    const r = await sendDelivery(opts('', { url: `http://127.0.0.1:${port}/x` }));
+    expect(r).toMatchObject({ ok: false, failure: 'connection_refused' });
+  });
+
+  it('keeps a bounded excerpt of a huge body and stops reading at the hard cap', async () => {
+    const r = await sendDelivery(opts('/huge', { maxResponseBytes: 1024, hardCapBytes: 256 * 1024 }));
+    expect(r).toMatchObject({ ok: true, status: 200, responseBytes: 256 * 1024, responseTruncated: true });
+    expect(r.responseExcerpt).toBe('a'.repeat(1024));
+  });
+
+  it('refuses 127.0.0.1 unless loopback is allowed, without connecting', async () => {
+    const before = received.length;
+    const r = await sendDelivery(opts('/ok', { allowLoopback: false }));
+    expect(r).toMatchObject({ ok: false, failure: 'refused_address', guardReason: 'refused_address', address: '127.0.0.1' });
+    expect(received.length).toBe(before);
+  });
+
+  it('reports a name that does not resolve as dns', async () => {
+    const r = await sendDelivery(opts('', { url: 'http://nowhere.invalid/x', lookup: async () => Promise.reject(Object.assign(new Error('nx'), { code: 'ENOTFOUND' })) }));
+    expect(r).toMatchObject({ ok: false, failure: 'dns', guardReason: 'dns' });
+  });
+
+  it('connects to the guarded address, not to a fresh resolution of the name', async () => {
+    // The name exists only in the guard's answer; the request must use that pinned answer.
+    const port = new URL(base).port;
+    const r = await sendDelivery(opts('', { url: `http://pinned.test:${port}/ok`, lookup: async () => [{ address: '127.0.0.1', family: 4 }] }));
+    expect(r).toMatchObject({ ok: true, status: 200, address: '127.0.0.1' });
+    expect(received.at(-1)!.headers.host).toBe(`pinned.test:${port}`);
+  });
+
+  it('reports TLS failures as tls', async () => {
+    const r = await sendDelivery(opts('/ok', { url: base.replace('http:', 'https:') + '/ok' }));
+    expect(r).toMatchObject({ ok: false, failure: 'tls' });
+  });
+
+  it('refuses other schemes and URLs with credentials', async () => {
+    expect(await sendDelivery(opts('', { url: 'ftp://127.0.0.1/x' }))).toMatchObject({ ok: false, failure: 'refused_address', guardReason: 'scheme' });
+    expect(await sendDelivery(opts('', { url: `http://u:p@127.0.0.1:1/x` }))).toMatchObject({ ok: false, failure: 'refused_address', guardReason: 'credentials' });
+  });
+});

@@ -1,0 +1,119 @@
+// What an app's server bundle default-exports: `defineApp({...})`. The host calls into it
+// with services bound to the app and to the request's company; the app never reaches a
+// global host object.
+import type { FromSchema, JSONSchema } from 'json-schema-to-ts';
+
+export type Lang = 'en' | 'ar';
+export type Doc = Record<string, unknown> & { id: string; state?: string; createdAt: string; updatedAt: string };
+
+export interface ListQuery {
+  page?: number;
+  pageSize?: number;
+  /** Equality filters over filterable fields and `state`. */
+  filters?: Record<string, string | number | boolean>;
+}
+
+export interface ListResult<T = Doc> {
+  data: T[];
+  total: number;
+  page: number;
+  pageSize: number;
+}
+
+/** A tenant-bound handle on one document type. Writes are synchronous and transactional. */
+export interface DocHandle {
+  get(id: string): Doc | undefined;
+  list(q?: ListQuery): ListResult;
+  create(data: Record<string, unknown>): Doc;
+  update(id: string, patch: Record<string, unknown>): Doc;
+  transition(id: string, name: string): Doc;
+  remove(id: string): Doc;
+}
+
+export interface AppContext {
+  appId: string;
+  company: { id: string; name: string; currency: string };
+  actor: { type: 'key' | 'cli' | 'system'; id: string };
+  lang: Lang;
+  requestId: string | null;
+  /** A string of the app's own table, in the caller's language. */
+  t(key: string, params?: Record<string, unknown>): string;
+  /** Own document types by name; a dependency's as `app-id/type`. */
+  docs(type: string): DocHandle;
+  audit: { record(e: { action: string; resource: string; resourceId?: string; before?: unknown; after?: unknown }): void };
+  /** Only inside a family the app owns. Call within a transaction to tie the event to the write. */
+  events: { emit(topic: string, data: unknown): void };
+  /** Whether the caller holds a permission. */
+  can(permission: string): boolean;
+  transaction<T>(fn: () => T): T;
+}
+
+/** Synchronous hooks run inside the write's transaction; throw an AppError to refuse. */
+export interface DocHooks {
+  /** May set computed (readOnly) fields on `doc`. */
+  beforeCreate?(doc: Record<string, unknown>, ctx: AppContext): void;
+  beforeUpdate?(doc: Record<string, unknown>, previous: Doc, ctx: AppContext): void;
+  beforeTransition?(doc: Doc, transition: string, ctx: AppContext): void;
+  beforeDelete?(doc: Doc, ctx: AppContext): void;
+}
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+export interface RouteSchemas {
+  params?: JSONSchema;
+  querystring?: JSONSchema;
+  body?: JSONSchema;
+  response: Record<number, JSONSchema>;
+}
+
+type Infer<S> = S extends JSONSchema ? FromSchema<S> : undefined;
+
+export interface RouteRequest<S extends RouteSchemas> {
+  params: Infer<S['params']>;
+  query: Infer<S['querystring']>;
+  body: Infer<S['body']>;
+  headers: Record<string, string | string[] | undefined>;
+}
+
+export interface RouteReply {
+  status?: number;
+  body: unknown;
+}
+
+export interface AppRoute<S extends RouteSchemas = RouteSchemas> {
+  method: HttpMethod;
+  /** Relative to `/api/v1`, Fastify style: `/invoices/:id/remind`. */
+  url: string;
+  /** `resource:action`, declared in the manifest or by a document type. */
+  permission: string;
+  summary: string;
+  description?: string;
+  schema: S;
+  /** Error codes the route may answer beyond the usual ones, for the OpenAPI document. */
+  errors?: string[];
+  handler(req: RouteRequest<S>, ctx: AppContext): RouteReply | Promise<RouteReply>;
+}
+
+export interface AppMigration {
+  /** Stable, ordered id, e.g. `2026-11-01-backfill-terms`. */
+  id: string;
+  /** Runs once per company, inside the install or upgrade transaction. */
+  up(ctx: AppContext): void;
+}
+
+export interface AppDefinition {
+  /** Must equal the manifest's id. */
+  id: string;
+  routes?: AppRoute<any>[];
+  hooks?: Record<string, DocHooks>;
+  migrations?: AppMigration[];
+}
+
+export function defineApp(def: AppDefinition): AppDefinition {
+  return def;
+}
+
+/** Route helper: the handler's `req` types flow from the schemas. */
+export function route<const S extends RouteSchemas>(r: AppRoute<S>): AppRoute<S> {
+  return r;
+}

@@ -1,0 +1,8 @@
+// The app author's and webhook consumer's import: `import { defineApp, route } from 'diwan/sdk'`.
+export { defineApp, route } from './define-app.ts';
+export type {
+  AppDefinition, AppRoute, AppContext, AppMigration, DocHooks, DocHandle, Doc, ListQuery, ListResult, RouteReply, RouteSchemas, Lang,
+} from './define-app.ts';
+export type { Manifest, DocumentTypeDecl, FieldDecl, EventFamilyDecl, TopicDecl, PermissionDecl, MenuDecl, Role } from '../manifests/manifest.schema.ts';
+export { multiplyToMinor, toMinor, fromMinor, roundMoney, minorDigits } from './money.ts';
+export { AppError, fieldError } from './errors.ts';

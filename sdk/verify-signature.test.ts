@@ -1,0 +1,67 @@
+import { createHmac } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { verifySignature, type VerifyResult } from './verify-signature.ts';
+
+interface Vectors {
+  sign: { name: string; secrets: string[]; t: number; body: string; header: string }[];
+  verify: { name: string; secrets: string[]; body: string; header: string; now: number; toleranceSeconds?: number; expect: VerifyResult }[];
+}
+const vectors: Vectors = JSON.parse(readFileSync(new URL('./signature-test-vectors.json', import.meta.url), 'utf8'));
+
+describe('published test vectors', () => {
+  it('has both passing and failing verify cases for every reason', () => {
+    const reasons = new Set(vectors.verify.map((v) => (v.expect.ok ? 'ok' : v.expect.reason)));
+    expect([...reasons].sort()).toEqual(['malformed', 'mismatch', 'no_v1', 'ok', 'timestamp_out_of_tolerance']);
+  });
+
+  it.each(vectors.verify.map((v) => [v.name, v] as const))('verify: %s', (_name, v) => {
+    const opts = { now: v.now, ...(v.toleranceSeconds !== undefined ? { toleranceSeconds: v.toleranceSeconds } : {}) };
+    expect(verifySignature(v.body, v.header, v.secrets, opts)).toEqual(v.expect);
+    // The raw body as bytes gives the same answer as the string.
+    expect(verifySignature(Buffer.from(v.body, 'utf8'), v.header, v.secrets, opts)).toEqual(v.expect);
+  });
+
+  it.each(vectors.sign.map((v) => [v.name, v] as const))('sign vector verifies with each of its secrets: %s', (_name, v) => {
+    for (const secret of v.secrets) {
+      expect(verifySignature(v.body, v.header, secret, { now: v.t })).toEqual({ ok: true, timestamp: v.t });
+    }
+  });
+});
+
+describe('verifySignature', () => {
+  const secret = 'whsec_test_secret';
+  const body = '{"id":"evt_1"}';
+  const sign = (t: number, b = body, s = secret) => createHmac('sha256', s).update(`${t}.${b}`).digest('hex');
+
+  it('defaults to the system clock and a 300 s window', () => {
+    const now = Math.floor(Date.now() / 1000);
+    expect(verifySignature(body, `t=${now},v1=${sign(now)}`, secret)).toEqual({ ok: true, timestamp: now });
+    expect(verifySignature(body, `t=${now - 1000},v1=${sign(now - 1000)}`, secret)).toEqual({ ok: false, reason: 'timestamp_out_of_tolerance' });
+    expect(verifySignature(body, `t=${now - 1000},v1=${sign(now - 1000)}`, secret, { toleranceSeconds: Infinity })).toMatchObject({ ok: true });
+  });
+
+  it('accepts a matching v1 anywhere among several, and a stray comma', () => {
+    const t = 1_000_000;
+    const other = sign(t, body, 'whsec_other');
+    expect(verifySignature(body, `t=${t},v1=${other},v1=${sign(t)},`, secret, { now: t })).toEqual({ ok: true, timestamp: t });
+  });
+
+  it('signs t exactly as sent (leading zeros are part of the signed text)', () => {
+    const t = 1_000_000;
+    const header = `t=0${t},v1=${createHmac('sha256', secret).update(`0${t}.${body}`).digest('hex')}`;
+    expect(verifySignature(body, header, secret, { now: t })).toEqual({ ok: true, timestamp: t });
+    expect(verifySignature(body, `t=0${t},v1=${sign(t)}`, secret, { now: t })).toEqual({ ok: false, reason: 'mismatch' });
+  });
+
+  it('treats a missing header as malformed rather than throwing', () => {
+    expect(verifySignature(body, undefined, secret)).toEqual({ ok: false, reason: 'malformed' });
+    expect(verifySignature(body, null, secret)).toEqual({ ok: false, reason: 'malformed' });
+    expect(verifySignature(body, 'x'.repeat(10_000), secret)).toEqual({ ok: false, reason: 'malformed' });
+  });
+
+  it('refuses to run without a secret, so a missing setting is loud', () => {
+    expect(() => verifySignature(body, 't=1,v1=00', [])).toThrow(TypeError);
+    expect(() => verifySignature(body, 't=1,v1=00', '')).toThrow(TypeError);
+  });
+});
