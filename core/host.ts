@@ -24,6 +24,8 @@ import { AuditLog } from './audit/audit-log.ts';
 import { auditRoutes } from './audit/audit-routes.ts';
 import { apiKeyRoutes } from './identity/api-key-routes.ts';
 import { Outbox } from './events/outbox.ts';
+import { EventService } from './events/event-service.ts';
+import { eventRoutes } from './events/event-routes.ts';
 import { AppRuntime } from './apps/runtime.ts';
 import { Lifecycle, HOST_VERSION } from './apps/lifecycle.ts';
 import { appRoutes } from './apps/app-routes.ts';
@@ -55,6 +57,7 @@ export interface Host {
   outbox: Outbox;
   runtime: AppRuntime;
   lifecycle: Lifecycle;
+  events: EventService;
   defaultApps: string[];
   /** Creates a company and installs `apps` (default: the standard set; `[]` for none). */
   createCompany(input: { name: string; currency?: string; apps?: string[] }, actor?: Actor): { company: Company; installed: string[] };
@@ -79,6 +82,7 @@ export async function buildHost(opts: HostOptions = {}): Promise<Host> {
   const services = { storage, audit, outbox, tr, permissions, companies, clock };
   const runtime = new AppRuntime(services);
   const lifecycle = new Lifecycle(runtime);
+  const events = new EventService(runtime, outbox);
 
   const sources = opts.sources ?? [...firstPartySources(), ...packageSources(config.dataDir)];
   const { refused } = await runtime.loadAll(sources);
@@ -140,6 +144,7 @@ export async function buildHost(opts: HostOptions = {}): Promise<Host> {
   auditRoutes(routes, audit);
   apiKeyRoutes(routes, { keys, audit, sqlite: storage.sqlite });
   appRoutes(routes, { runtime, lifecycle });
+  eventRoutes(routes, events);
   webRoutes(app, runtime);
   app.route({ method: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'], url: '/api/v1/*', handler: makeAppDispatch(dispatchDeps) });
 
@@ -159,7 +164,7 @@ export async function buildHost(opts: HostOptions = {}): Promise<Host> {
 
   await app.ready();
   return {
-    app, config, clock, storage, tr, companies, keys, permissions, audit, outbox, runtime, lifecycle, defaultApps, createCompany, openapi,
+    app, config, clock, storage, tr, companies, keys, permissions, audit, outbox, runtime, lifecycle, events, defaultApps, createCompany, openapi,
     async close() {
       await app.close();
       storage.close();

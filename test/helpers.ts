@@ -1,0 +1,116 @@
+// Shared by the end-to-end API tests: a throwaway host with only the invoicing app, companies
+// with one key per role, and small request helpers over `host.app.inject`.
+//
+// The invoicing source is read straight from `manifests/invoicing.json` rather than through
+// `firstPartySources()`, which reads and validates every manifest in the folder: these tests
+// must not depend on (or break because of) the other first-party apps being added beside it.
+import fs from 'node:fs';
+import path from 'node:path';
+import { expect } from 'vitest';
+import type { InjectOptions, LightMyRequestResponse } from 'fastify';
+import { buildHost, type Host, type HostOptions } from '../core/host.ts';
+import { REPO_ROOT, validManifest, type AppSource } from '../core/apps/app-source.ts';
+import { ROLES, type Role } from '../core/identity/roles.ts';
+import type { Company } from '../core/tenancy/companies.ts';
+
+export type Res = LightMyRequestResponse;
+
+/** The invoicing app as an app source, independent of every other manifest. */
+export function invoicingSources(): AppSource[] {
+  const file = path.join(REPO_ROOT, 'manifests', 'invoicing.json');
+  const manifest = validManifest(JSON.parse(fs.readFileSync(file, 'utf8')));
+  return [{ manifest, dir: path.join(REPO_ROOT, 'apps-installed', manifest.id), origin: 'first-party' }];
+}
+
+/** An in-memory host serving only the invoicing app; close it when done. */
+export function makeHost(opts: HostOptions = {}): Promise<Host> {
+  return buildHost({ dbFile: ':memory:', sources: invoicingSources(), ...opts });
+}
+
+export interface TestCompany {
+  company: Company;
+  /** A full-scope (`*`) key per role. */
+  keys: Record<Role, string>;
+  /** Request helpers acting as `role` (default Owner) in this company. */
+  as(role?: Role): Client;
+}
+
+export interface Client {
+  get(url: string, headers?: Record<string, string>): Promise<Res>;
+  post(url: string, body?: unknown, headers?: Record<string, string>): Promise<Res>;
+  patch(url: string, body?: unknown, headers?: Record<string, string>): Promise<Res>;
+  delete(url: string, headers?: Record<string, string>): Promise<Res>;
+  /** Any request, with the auth headers added. */
+  raw(opts: InjectOptions): Promise<Res>;
+}
+
+export function authHeaders(key: string, companyId: string): Record<string, string> {
+  return { authorization: `Bearer ${key}`, 'x-company-id': companyId };
+}
+
+export function client(host: Host, key: string, companyId: string): Client {
+  const send = (opts: InjectOptions) =>
+    host.app.inject({ ...opts, headers: { ...authHeaders(key, companyId), ...(opts.headers as Record<string, string> | undefined) } });
+  return {
+    get: (url, headers) => send({ method: 'GET', url, headers }),
+    post: (url, body, headers) => send({ method: 'POST', url, payload: body as InjectOptions['payload'], headers }),
+    patch: (url, body, headers) => send({ method: 'PATCH', url, payload: body as InjectOptions['payload'], headers }),
+    delete: (url, headers) => send({ method: 'DELETE', url, headers }),
+    raw: send,
+  };
+}
+
+/** Creates a company with the invoicing app and one `*`-scoped key per role. */
+export function createCompany(host: Host, input: { name?: string; currency?: string } = {}): TestCompany {
+  const { company } = host.createCompany({ name: input.name ?? 'Test Co', currency: input.currency ?? 'SAR', apps: ['invoicing'] });
+  const keys = Object.fromEntries(
+    ROLES.map((role) => [role, host.keys.create({ companyId: company.id, role, scopes: ['*'], name: `${role} key` }).key]),
+  ) as Record<Role, string>;
+  return { company, keys, as: (role: Role = 'Owner') => client(host, keys[role], company.id) };
+}
+
+export const today = '2026-01-15';
+
+export function invoiceBody(customerId: string, overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    customerId,
+    date: '2026-01-15',
+    dueDate: '2026-02-14',
+    lines: [{ description: 'Consulting', quantity: 2, unitPrice: 100 }],
+    ...overrides,
+  };
+}
+
+export async function createCustomer(c: Client, name = 'Acme'): Promise<{ id: string } & Record<string, unknown>> {
+  const res = await c.post('/api/v1/customers', { name });
+  expect(res.statusCode, res.body).toBe(201);
+  return res.json().data;
+}
+
+/**
+ * Asserts the one error shape: exactly `{ error: { code, message, details } }`, message a
+ * non-empty string, details an array of plain objects, and the status the code belongs to.
+ * Returns the error object for further checks.
+ */
+export function expectError(res: Res, status: number, code: string): { code: string; message: string; details: Record<string, unknown>[] } {
+  expect(res.statusCode, res.body).toBe(status);
+  expect(res.headers['content-type']).toMatch(/^application\/json/);
+  const body = res.json();
+  expect(Object.keys(body)).toEqual(['error']);
+  expect(Object.keys(body.error).sort()).toEqual(['code', 'details', 'message']);
+  expect(body.error.code).toBe(code);
+  expect(typeof body.error.message).toBe('string');
+  expect(body.error.message.length).toBeGreaterThan(0);
+  expect(Array.isArray(body.error.details)).toBe(true);
+  for (const d of body.error.details) {
+    expect(typeof d === 'object' && d !== null && !Array.isArray(d), JSON.stringify(d)).toBe(true);
+  }
+  return body.error;
+}
+
+/** Rows of a table, straight from SQLite. */
+export function count(host: Host, sql: string, ...args: unknown[]): number {
+  return host.storage.sqlite.prepare(sql).pluck().get(...args) as number;
+}
+
+export const ARABIC = /[\u0600-\u06FF]/;
