@@ -1,123 +1,126 @@
-// Signatures per second: inline createHmac on the main thread vs the batched piscina pool,
-// measured in the same run on ~1 KiB JSON bodies. Usage: npx tsx bench/signing.ts [seconds per case]
+// Signatures per second for ~1 KiB JSON webhook bodies: inline createHmac on the main thread (the
+// baseline) vs the batched piscina pool, all measured in the same run with interleaved rounds so
+// load from elsewhere on the machine hits every case alike.
+// Usage: npx tsx bench/signing.ts [seconds per case, default 2]
 import os from 'node:os';
 import { signHeader } from '../core/webhooks/signature.ts';
 import { SignerPool, encodeBatch, type SignItem } from '../core/webhooks/signer-pool.ts';
-// @ts-expect-error plain JS worker module, no types
+// @ts-expect-error plain JS worker module without types
 import signBatch from '../core/webhooks/sign-worker.mjs';
 
-const SECONDS = Number(process.argv[2] ?? 2); // per case, split over ROUNDS
-const ROUNDS = 7;
-const WINDOW = 4096; // items a producer keeps in flight
+const SECONDS = Number(process.argv[2] ?? 2);
+const ROUNDS = 5;
+const WINDOW = 4096; // items a producer keeps in flight per call or tick
 
-function makeItems(count: number): SignItem[] {
+type Kind = 'ascii string' | 'arabic string' | 'arabic bytes';
+
+function makeItems(kind: Kind, count: number): SignItem[] {
   const secrets = Array.from({ length: 50 }, (_, i) => `whsec_bench_endpoint_secret_${i}_${'x'.repeat(20)}`);
-  const items: SignItem[] = [];
-  for (let i = 0; i < count; i++) {
+  const name = kind === 'ascii string' ? 'Diwan Trading Company LLC' : 'شركة الديوان للتجارة';
+  return Array.from({ length: count }, (_, i) => {
     const data = {
       id: `inv_${i.toString(36).padStart(8, '0')}`,
       number: `INV-2026-${i}`,
-      customer: { id: `cus_${i % 977}`, name: 'شركة الديوان للتجارة', email: `billing${i}@example.com` },
+      customer: { id: `cus_${i % 977}`, name, email: `billing${i}@example.com` },
       currency: 'SAR',
       lines: Array.from({ length: 4 }, (_, j) => ({ description: `Line item ${j} of invoice ${i}`, quantity: j + 1, unitPrice: 1999 + j })),
       notes: 'Payment due within 30 days of the invoice date. '.repeat(7),
       tags: ['wholesale', 'riyadh', 'q1'],
     };
-    const body = JSON.stringify({ id: `evt_${i}`, topic: 'invoice.created', companyId: 'co_123', occurredAt: '2026-01-01T00:00:00.000Z', data });
-    items.push({ secrets: [secrets[i % secrets.length]], t: 1767225600 + (i % 60), body });
-  }
-  return items;
-}
-
-type Case = { label: string; run: (deadline: number) => Promise<number> };
-
-/** Rounds interleave the cases, so load from anything else on the machine hits them alike. */
-async function measure(cases: Case[], rounds: number): Promise<number[]> {
-  for (const c of cases) await c.run(performance.now() + 300); // warm-up
-  const rates = cases.map(() => [] as number[]);
-  const slice = (SECONDS * 1000) / rounds;
-  for (let r = 0; r < rounds; r++) {
-    for (let i = 0; i < cases.length; i++) {
-      const start = performance.now();
-      const n = await cases[i].run(start + slice);
-      rates[i].push(n / ((performance.now() - start) / 1000));
-    }
-  }
-  return rates.map((list, i) => {
-    list.sort((a, b) => a - b);
-    const median = list[list.length >> 1];
-    const spread = `${Math.round(list[0] / 1000)}k–${Math.round(list[list.length - 1] / 1000)}k`;
-    console.log(`${cases[i].label.padEnd(44)} ${Math.round(median).toLocaleString('en-US').padStart(10)} signatures/s  (rounds ${spread})`);
-    return median;
+    const text = JSON.stringify({ id: `evt_${i}`, topic: 'invoice.created', companyId: 'co_123', occurredAt: '2026-01-01T00:00:00.000Z', data });
+    return { secrets: [secrets[i % secrets.length]], t: 1767225600 + (i % 60), body: kind === 'arabic bytes' ? Buffer.from(text) : text };
   });
 }
 
-const items = makeItems(WINDOW * 4);
-const avgBytes = items.reduce((s, it) => s + Buffer.byteLength(it.body), 0) / items.length;
-console.log(`node ${process.version}, ${os.availableParallelism()} cores, body ≈ ${Math.round(avgBytes)} bytes, 1 secret each`);
+type Case = { label: string; run: (items: SignItem[], deadline: number) => Promise<number> };
 
-const inline: Case = { label: 'inline createHmac (main thread)', run: async (deadline) => {
-  let n = 0;
-  let sink = 0;
-  while (performance.now() < deadline) {
-    for (let i = 0; i < WINDOW; i++, n++) {
-      const item = items[n % items.length];
-      sink += signHeader(item.secrets, item.t, item.body).length;
+const pool = new SignerPool();
+
+const cases: Case[] = [
+  {
+    label: 'inline createHmac (baseline)',
+    run: async (items, deadline) => {
+      let n = 0;
+      let sink = 0;
+      while (performance.now() < deadline) {
+        for (let i = 0; i < WINDOW; i++, n++) {
+          const item = items[n % items.length];
+          sink += signHeader(item.secrets, item.t, item.body).length;
+        }
+      }
+      if (sink === 0) throw new Error('unreachable');
+      return n;
+    },
+  },
+  {
+    // The worker's code on the main thread: tells the gain of parallelism from that of its one-shot HMAC.
+    label: 'inline, worker code on main thread',
+    run: async (items, deadline) => {
+      let n = 0;
+      let from = 0;
+      while (performance.now() < deadline) {
+        from = (from + WINDOW) % (items.length - WINDOW);
+        n += (signBatch(encodeBatch(items.slice(from, from + WINDOW))) as string).split('\n').length;
+      }
+      return n;
+    },
+  },
+  {
+    label: 'pool: sign(4096 items), 2 calls in flight',
+    run: async (items, deadline) => {
+      let n = 0;
+      let cursor = 0;
+      const next = () => {
+        const from = cursor % (items.length - WINDOW);
+        cursor += WINDOW;
+        return pool.sign(items.slice(from, from + WINDOW));
+      };
+      const inFlight = [next(), next()];
+      while (performance.now() < deadline) {
+        n += (await inFlight.shift()!).length;
+        inFlight.push(next());
+      }
+      for (const p of inFlight) n += (await p).length;
+      return n;
+    },
+  },
+  {
+    label: 'pool: 4096 × sign([1 item]) in one tick',
+    run: async (items, deadline) => {
+      let n = 0;
+      let cursor = 0;
+      while (performance.now() < deadline) {
+        const calls: Promise<string[]>[] = [];
+        for (let i = 0; i < WINDOW; i++) calls.push(pool.sign([items[cursor++ % items.length]]));
+        n += (await Promise.all(calls)).length;
+      }
+      return n;
+    },
+  },
+];
+
+console.log(`node ${process.version}, ${os.availableParallelism()} cores, pool of ${os.availableParallelism()} threads, 1 secret per delivery, ${SECONDS} s per case in ${ROUNDS} interleaved rounds`);
+const summary: string[] = [];
+for (const kind of ['ascii string', 'arabic string', 'arabic bytes'] as Kind[]) {
+  const items = makeItems(kind, WINDOW * 4);
+  const bytes = items.reduce((s, it) => s + (typeof it.body === 'string' ? Buffer.byteLength(it.body) : it.body.byteLength), 0) / items.length;
+  console.log(`\n${kind} bodies, ≈ ${Math.round(bytes)} bytes each`);
+  for (const c of cases) await c.run(items, performance.now() + 300); // warm-up
+  const rates = cases.map(() => [] as number[]);
+  for (let r = 0; r < ROUNDS; r++) {
+    for (let i = 0; i < cases.length; i++) {
+      const start = performance.now();
+      const n = await cases[i].run(items, start + (SECONDS * 1000) / ROUNDS);
+      rates[i].push(n / ((performance.now() - start) / 1000));
     }
   }
-  if (sink === 0) throw new Error('unreachable');
-  return n;
-} };
-
-// The worker's own HMAC code run on the main thread: separates the gain of parallelism from the
-// gain of the one-shot HMAC.
-const inlineFast: Case = { label: 'inline one-shot HMAC (worker code, main)', run: async (deadline) => {
-  let n = 0;
-  let from = 0;
-  while (performance.now() < deadline) {
-    from = (from + WINDOW) % (items.length - WINDOW);
-    const headers = (signBatch(encodeBatch(items.slice(from, from + WINDOW))) as string).split('\n');
-    n += headers.length;
-  }
-  return n;
-} };
-
-const pool = new SignerPool({ threads: Number(process.env.T ?? os.availableParallelism()), maxBatch: Number(process.env.B ?? 512) });
-await pool.sign(items.slice(0, 64)); // workers up
-
-// Producer submitting whole batches, two windows in flight so the main thread encodes while workers hash.
-const batched: Case = { label: 'pool, sign(batch of 4096), 2 in flight', run: async (deadline) => {
-  let n = 0;
-  let cursor = 0;
-  const next = () => {
-    const from = cursor % (items.length - WINDOW);
-    cursor += WINDOW;
-    return pool.sign(items.slice(from, from + WINDOW));
-  };
-  const inFlight = [next(), next()];
-  while (performance.now() < deadline) {
-    await inFlight.shift();
-    n += WINDOW;
-    inFlight.push(next());
-  }
-  await Promise.all(inFlight);
-  return n + 2 * WINDOW;
-} };
-
-// Many one-item calls in the same tick, gathered by the pool's microtask window.
-const single: Case = { label: 'pool, 4096 × sign([one]) per tick', run: async (deadline) => {
-  let n = 0;
-  let cursor = 0;
-  while (performance.now() < deadline) {
-    const calls: Promise<string[]>[] = [];
-    for (let i = 0; i < WINDOW; i++) calls.push(pool.sign([items[cursor++ % items.length]]));
-    await Promise.all(calls);
-    n += WINDOW;
-  }
-  return n;
-} };
-
-const [rInline, rInlineFast, rBatched, rSingle] = await measure([inline, inlineFast, batched, single], ROUNDS);
+  const medians = rates.map((list) => list.sort((a, b) => a - b)[list.length >> 1]);
+  cases.forEach((c, i) => {
+    const spread = `${Math.round(rates[i][0] / 1000)}k–${Math.round(rates[i][ROUNDS - 1] / 1000)}k`;
+    const ratio = (medians[i] / medians[0]).toFixed(2);
+    console.log(`  ${c.label.padEnd(42)} ${Math.round(medians[i]).toLocaleString('en-US').padStart(9)} /s  ${ratio}x  (rounds ${spread})`);
+  });
+  summary.push(`${kind}: batched ${(medians[2] / medians[0]).toFixed(2)}x, one-item calls ${(medians[3] / medians[0]).toFixed(2)}x`);
+}
 await pool.close();
-console.log(`ratio pooled/inline createHmac: batched ${(rBatched / rInline).toFixed(2)}x, single-item calls ${(rSingle / rInline).toFixed(2)}x`);
-console.log(`ratio pooled/inline one-shot:   batched ${(rBatched / rInlineFast).toFixed(2)}x, single-item calls ${(rSingle / rInlineFast).toFixed(2)}x`);
+console.log(`\npooled / inline createHmac → ${summary.join('; ')}`);

@@ -137,7 +137,7 @@ export const manifestSchema = {
   properties: {
     $schema: { type: 'string' },
     id: { type: 'string', pattern: idPattern },
-    version: { type: 'string', minLength: 5, maxLength: 64 },
+    version: { type: 'string', minLength: 1, maxLength: 64 },
     /** semver range of the host versions the app works with. */
     host: { type: 'string', minLength: 1 },
     /** Other apps it needs, with semver ranges. */

@@ -35,7 +35,7 @@ const diffSchema = { type: 'object', properties: { added: { type: 'array', items
 const planSchema = {
   type: 'object',
   required: ['appId', 'from', 'to'],
-  properties: { appId: { type: 'string' }, from: { type: 'string' }, to: { type: 'string' }, permissions: diffSchema, routes: diffSchema, documentTypes: diffSchema, topics: diffSchema, migrations: { type: 'array', items: { type: 'string' } } },
+  properties: { appId: { type: 'string' }, from: { type: 'string' }, to: { type: 'string' }, permissions: { type: 'object', properties: { ...diffSchema.properties, changed: { type: 'array', items: { type: 'object', properties: { permission: { type: 'string' }, from: { type: 'string' }, to: { type: 'string' } } } } } }, routes: diffSchema, documentTypes: diffSchema, topics: diffSchema, migrations: { type: 'array', items: { type: 'string' } } },
 };
 
 export function appRoutes(r: CoreRoutes, deps: { runtime: AppRuntime; lifecycle: Lifecycle }) {

@@ -20,7 +20,8 @@ export interface UpgradePlan {
   appId: string;
   from: string;
   to: string;
-  permissions: { added: string[]; removed: string[] };
+  /** `changed`: a permission whose lowest role moves, which widens or narrows who holds it. */
+  permissions: { added: string[]; removed: string[]; changed: { permission: string; from: string; to: string }[] };
   routes: { added: string[]; removed: string[] };
   documentTypes: { added: string[]; removed: string[] };
   topics: { added: string[]; removed: string[] };
@@ -35,10 +36,19 @@ function diff(before: string[], after: string[]) {
   return { added: after.filter((x) => !b.has(x)).sort(), removed: before.filter((x) => !a.has(x)).sort() };
 }
 
-const permissionsOf = (m: Manifest) =>
-  [...(m.permissions ?? []).map((p) => `${p.resource}:${p.action}`), ...(m.documentTypes ?? []).flatMap(docTypePermissions).map((p) => `${p.resource}:${p.action}`)]
-    .filter((v, i, all) => all.indexOf(v) === i);
+/** Permission → lowest role, declared ones overriding the defaults document types bring. */
+function permissionRoles(m: Manifest): Map<string, string> {
+  const roles = new Map<string, string>();
+  for (const p of (m.documentTypes ?? []).flatMap(docTypePermissions)) roles.set(`${p.resource}:${p.action}`, p.role);
+  for (const p of m.permissions ?? []) roles.set(`${p.resource}:${p.action}`, p.role);
+  return roles;
+}
 const topicsOf = (m: Manifest) => (m.eventFamilies ?? []).flatMap((f) => f.topics.map((t) => t.topic));
+
+function permissionDiff(before: Map<string, string>, after: Map<string, string>) {
+  const changed = [...after].filter(([p, role]) => before.has(p) && before.get(p) !== role).map(([permission, to]) => ({ permission, from: before.get(permission)!, to }));
+  return { ...diff([...before.keys()], [...after.keys()]), changed };
+}
 
 /** What a company's snapshot of an app records beside its manifest. */
 interface Snapshot {
@@ -162,7 +172,12 @@ export class Lifecycle {
     const ran: string[] = [];
     for (const mig of app.def.migrations ?? []) {
       if (done.has(mig.id)) continue;
-      mig.up(this.runtime.contextFor(app.manifest.id, caller));
+      try {
+        mig.up(this.runtime.contextFor(app.manifest.id, caller));
+      } catch (e) {
+        if (e instanceof DiwanError) throw e;
+        throw refuse('migration_failed', [{ reason: 'migration_failed', appId: app.manifest.id, migration: mig.id, message: (e as Error).message }]);
+      }
       this.host.storage.orm.insert(appMigrations).values({ companyId, appId: app.manifest.id, migrationId: mig.id, appliedAt: isoNow(this.host.clock.now()) }).run();
       ran.push(mig.id);
     }
@@ -246,7 +261,7 @@ export class Lifecycle {
       appId,
       from: row.version,
       to: app.manifest.version,
-      permissions: diff(permissionsOf(before.manifest), permissionsOf(after.manifest)),
+      permissions: permissionDiff(permissionRoles(before.manifest), permissionRoles(after.manifest)),
       routes: diff(before.routes, after.routes),
       documentTypes: diff((before.manifest.documentTypes ?? []).map((d) => d.name), (after.manifest.documentTypes ?? []).map((d) => d.name)),
       topics: diff(topicsOf(before.manifest), topicsOf(after.manifest)),

@@ -1,8 +1,10 @@
 // Piscina worker: signs one batch of deliveries. Plain JS so it loads the same under tsx, vitest and node.
-// Task (built by signer-pool.ts):
-//   bodies  string[]     raw bodies; UTF-8 encoding happens here, off the main thread
-//   meta    Uint32Array  per item: t, secretCount, secretIndex × secretCount
-//   secrets string[]     the batch's distinct secrets
+// Task (built by encodeBatch in signer-pool.ts):
+//   bodies  (string|null)[]  string bodies; their UTF-8 encoding happens here, off the main thread
+//   bytes   Uint8Array       byte bodies, back to back
+//   meta    Uint32Array      per item: t, bodyStart (0xffffffff: string body), bodyLength,
+//                            secretCount, secretIndex × secretCount
+//   secrets string[]         the batch's distinct secrets
 // Returns the headers joined by "\n" (one string clones far cheaper than an array of many).
 //
 // HMAC-SHA256 is computed by hand (RFC 2104) with one-shot hashes over a reused buffer that holds
@@ -42,21 +44,31 @@ function padsFor(secret) {
 
 let scratch = Buffer.allocUnsafe(16 * 1024);
 
-export default function signBatch({ bodies, meta, secrets }) {
+const STRING_BODY = 0xffffffff;
+
+export default function signBatch({ bodies, bytes, meta, secrets }) {
   const secretPads = secrets.map(padsFor);
   const out = new Array(bodies.length);
   let m = 0;
   for (let i = 0; i < bodies.length; i++) {
-    const body = bodies[i];
     const t = meta[m];
-    const n = meta[m + 1];
-    m += 2;
+    const start = meta[m + 1];
+    const length = meta[m + 2];
+    const n = meta[m + 3];
+    m += 4;
     const prefix = `${t}.`;
-    // Worst case 3 bytes per UTF-16 unit; grow the scratch buffer before writing.
-    const room = BLOCK + prefix.length + body.length * 3;
+    const body = bodies[i];
+    // A string needs at most 3 bytes per UTF-16 unit; grow the scratch buffer before writing.
+    const room = BLOCK + prefix.length + (start === STRING_BODY ? body.length * 3 : length);
     if (room > scratch.length) scratch = Buffer.allocUnsafe(Math.max(room, scratch.length * 2));
     const p = BLOCK + scratch.write(prefix, BLOCK, 'latin1');
-    const end = p + scratch.write(body, p, 'utf8');
+    let end;
+    if (start === STRING_BODY) {
+      end = p + scratch.write(body, p, 'utf8');
+    } else {
+      scratch.set(bytes.subarray(start, start + length), p);
+      end = p + length;
+    }
     const inner = scratch.subarray(0, end);
     let header = `t=${t}`;
     for (let k = 0; k < n; k++) {

@@ -28,15 +28,35 @@ function variedItems(): SignItem[] {
       items.push({ secrets: [secrets[k], secrets[(k + 1) % secrets.length]], t: 9 + i++, body });
     }
   }
+  // The same bodies as bytes: a pooled small Buffer, a view into a larger buffer, a plain Uint8Array.
+  for (const body of bodies) {
+    const b = Buffer.from(body, 'utf8');
+    items.push({ secrets: [secrets[0]], t: 1767225600, body: b });
+    const big = Buffer.concat([Buffer.from('junk-before'), b, Buffer.from('junk-after')]);
+    items.push({ secrets: [secrets[1], secrets[2]], t: 1767225601, body: big.subarray(11, 11 + b.length) });
+    items.push({ secrets: [secrets[3]], t: 1767225602, body: new Uint8Array(b) });
+  }
   items.push({ secrets: [], t: 0, body: 'no secret at all' });
   return items;
 }
 
 describe('SignerPool', () => {
-  it('produces exactly the inline headers', async () => {
+  it('produces exactly the inline headers, for string and byte bodies', async () => {
     const items = variedItems();
     const pooled = await pool.sign(items);
     expect(pooled).toEqual(items.map((it) => signHeader(it.secrets, it.t, it.body)));
+    // A string and its UTF-8 bytes sign alike.
+    const [fromString, fromBytes] = await pool.sign([
+      { secrets: ['whsec_q'], t: 7, body: 'شركة' },
+      { secrets: ['whsec_q'], t: 7, body: Buffer.from('شركة') },
+    ]);
+    expect(fromBytes).toBe(fromString);
+  });
+
+  it("leaves the caller's byte bodies intact (they are copied, not transferred)", async () => {
+    const body = Buffer.from('{"keep":"me"}');
+    await pool.sign([{ secrets: ['whsec_k'], t: 1, body }]);
+    expect(body.toString()).toBe('{"keep":"me"}');
   });
 
   it('gathers calls made in the same tick into few worker round trips, in order', async () => {

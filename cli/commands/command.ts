@@ -1,0 +1,83 @@
+// The shape of a CLI command, shared by the command groups and main.ts. A command declares
+// its arguments and options (for parsing and `--help`) and returns its data and, for people,
+// a text rendering of it; main.ts does the printing, the exit code and closing the host.
+import type { Host } from '../../core/host.ts';
+import type { Actor } from '../../core/identity/principal.ts';
+import type { Lang } from '../../core/i18n/i18n.ts';
+import type { Company } from '../../core/tenancy/companies.ts';
+import { DiwanError } from '../../core/errors/diwan-error.ts';
+import { UsageError, say } from '../output.ts';
+
+export interface OptionSpec {
+  type: 'string' | 'boolean';
+  description: string;
+  /** Shown in help: `--company <id>`. */
+  value?: string;
+  required?: boolean;
+  choices?: readonly string[];
+  short?: string;
+}
+
+export interface ArgSpec {
+  name: string;
+  description: string;
+  required?: boolean;
+}
+
+export interface CommandContext {
+  /** Built for commands with `host !== false`, on `--data-dir`; closed by main.ts. */
+  host: Host;
+  args: Record<string, string | undefined>;
+  opts: Record<string, string | boolean | undefined>;
+  lang: Lang;
+  json: boolean;
+  dataDir: string;
+  actor: Actor;
+}
+
+export interface CommandResult {
+  data: unknown;
+  /** What a person reads instead of the JSON; defaults to the JSON itself. */
+  text?: string;
+  /** Long-running commands (`start`) keep the process and the host alive. */
+  keepAlive?: boolean;
+}
+
+export interface Command {
+  /** Subcommand name; '' for a group that is itself the command (`diwan start`). */
+  name: string;
+  summary: string;
+  args?: ArgSpec[];
+  options?: Record<string, OptionSpec>;
+  /** Whether the command works on the host's database (default true). */
+  host?: boolean;
+  examples?: string[];
+  run(ctx: CommandContext): Promise<CommandResult> | CommandResult;
+}
+
+export interface CommandGroup {
+  name: string;
+  summary: string;
+  commands: Command[];
+}
+
+export const CLI_ACTOR: Actor = { type: 'cli', id: 'operator' };
+
+export const companyOption: OptionSpec = { type: 'string', value: 'id', required: true, description: 'The company (co_…) to act in' };
+
+/** The `--company` value, checked to name an existing company. */
+export function companyOf(ctx: CommandContext): Company {
+  const id = String(ctx.opts.company);
+  const company = ctx.host.companies.get(id);
+  if (!company) throw new DiwanError('NOT_FOUND', [{ resource: 'companies', id }]);
+  return company;
+}
+
+/** A positive integer option, or a usage error. */
+export function intOption(ctx: CommandContext, name: string, fallback: number): number {
+  const v = ctx.opts[name];
+  if (v === undefined) return fallback;
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 1) throw new UsageError(`--${name}`, 'integer', say(ctx.lang, 'usage.integer', { name: `--${name}` }), { value: v });
+  return n;
+}

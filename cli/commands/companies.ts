@@ -1,0 +1,49 @@
+// `diwan companies create|list`: tenants, created with their apps in one audited transaction.
+import { say, table } from '../output.ts';
+import type { CommandGroup } from './command.ts';
+
+export const companies: CommandGroup = {
+  name: 'companies',
+  summary: 'Create and list companies (tenants)',
+  commands: [
+    {
+      name: 'create',
+      summary: 'Create a company and install its apps',
+      options: {
+        name: { type: 'string', value: 'name', required: true, description: 'The company name' },
+        currency: { type: 'string', value: 'code', description: 'ISO 4217 currency (default USD)' },
+        apps: { type: 'string', value: 'none|id,id', description: "Apps to install; 'none' for none (default: the host's standard set)" },
+      },
+      examples: ['diwan companies create --name Acme --currency SAR', 'diwan companies create --name Empty --apps none --json'],
+      run({ host, opts, actor, lang }) {
+        const appsOpt = opts.apps as string | undefined;
+        const apps = appsOpt === undefined ? undefined : appsOpt.trim() === 'none' ? [] : appsOpt.split(',').map((s) => s.trim()).filter(Boolean);
+        const { company, installed } = host.createCompany({ name: String(opts.name), currency: opts.currency as string | undefined, apps }, actor);
+        const data = { ...company, apps: installed };
+        return { data, text: say(lang, 'companies.created', { ...company, apps: installed.join(', ') || '-' }) };
+      },
+    },
+    {
+      name: 'list',
+      summary: 'List the companies and their enabled apps',
+      run({ host, lang }) {
+        const data = host.companies.list().map((c) => ({
+          ...c,
+          apps: [...host.runtime.installs(c.id).values()].filter((r) => r.state === 'enabled').map((r) => r.appId).sort(),
+        }));
+        return {
+          data,
+          text: data.length
+            ? table(data, [
+                { key: 'id', label: 'ID' },
+                { key: 'name', label: 'NAME' },
+                { key: 'currency', label: 'CURRENCY' },
+                { key: 'apps', label: 'APPS' },
+                { key: 'createdAt', label: 'CREATED' },
+              ])
+            : say(lang, 'companies.none'),
+        };
+      },
+    },
+  ],
+};

@@ -1,0 +1,129 @@
+// What the CLI prints. With `--json`: exactly one JSON document on stdout — the data on
+// success, `{ error: { code, message, details } }` on failure. Without it: text and tables.
+// Errors are the host's own DiwanErrors, their message in the `--lang` language.
+import { DiwanError } from '../core/errors/diwan-error.ts';
+import { errorCodes } from '../core/errors/codes.ts';
+import type { Lang, Translator } from '../core/i18n/i18n.ts';
+
+/** A mistake in how the command was called (unknown option, missing argument): exit code 2. */
+export class UsageError extends DiwanError {
+  constructor(pointer: string, rule: string, message: string, extra: Record<string, unknown> = {}) {
+    super('VALIDATION_ERROR', [{ in: 'argv', pointer, rule, message, ...extra }], { summary: message });
+  }
+}
+
+/** The CLI's own sentences, in both languages. `{{x}}` is replaced from params. */
+const strings = {
+  en: {
+    'usage.required': '{{name}} is required',
+    'usage.argument': 'the argument <{{name}}> is required',
+    'usage.unknownCommand': 'unknown command "{{name}}"',
+    'usage.choice': '{{name}} must be one of: {{values}}',
+    'usage.integer': '{{name}} must be a positive integer',
+    'usage.extra': 'unexpected argument "{{name}}"',
+    'usage.parse': '{{message}}',
+    'companies.created': 'Company {{name}} created: {{id}} ({{currency}}); apps installed: {{apps}}',
+    'companies.none': 'No companies yet. Create one with: diwan companies create --name <name>',
+    'keys.created': 'API key {{id}} created for {{company}} ({{role}}). This is the only time the full key is shown:',
+    'keys.revoked': 'API key {{id}} revoked at {{at}}.',
+    'keys.none': 'No API keys in this company.',
+    'apps.installed': 'Installed in {{company}}: {{apps}}',
+    'apps.packaged': 'Package {{id}} {{version}} is now available on this host ({{hash}}){{replaced}}.',
+    'apps.replacedNote': ', replacing the previous version',
+    'apps.restartNote': 'A running server loads new packages when it restarts.',
+    'apps.upgradeNote': '{{id}} is installed in {{company}} at {{installed}}; see the plan with: diwan apps upgrade {{id}} --company {{company}}',
+    'apps.state': '{{id}} is now {{state}} in {{company}}.',
+    'apps.purged': '{{id}} purged from {{company}}: {{count}} documents removed.',
+    'apps.plan': 'Upgrade plan for {{id}}: {{from}} → {{to}}',
+    'apps.planApplied': 'Upgrade applied: {{id}} is now at {{to}}.',
+    'apps.planConfirm': 'Nothing changed. Apply it with --yes.',
+    'apps.nothing': '(no changes)',
+    'audit.page': 'Page {{page}} of {{pages}} ({{total}} entries)',
+    'author.created': 'App {{id}} created in {{dir}}',
+    'author.valid': '{{dir}} is a valid app.',
+    'author.packed': 'Packed {{id}} {{version}} into {{file}} (sha256 {{hash}})',
+    'start.listening': 'Diwan is listening on {{url}} (data in {{dataDir}})',
+  },
+  ar: {
+    'usage.required': 'الخيار {{name}} مطلوب',
+    'usage.argument': 'الوسيط <{{name}}> مطلوب',
+    'usage.unknownCommand': 'الأمر "{{name}}" غير معروف',
+    'usage.choice': 'يجب أن تكون قيمة {{name}} إحدى: {{values}}',
+    'usage.integer': 'يجب أن تكون قيمة {{name}} عددًا صحيحًا موجبًا',
+    'usage.extra': 'وسيط غير متوقع "{{name}}"',
+    'usage.parse': '{{message}}',
+    'companies.created': 'أُنشئت الشركة {{name}}: {{id}} ({{currency}})؛ التطبيقات المثبتة: {{apps}}',
+    'companies.none': 'لا توجد شركات بعد. أنشئ واحدة بالأمر: diwan companies create --name <name>',
+    'keys.created': 'أُنشئ المفتاح {{id}} للشركة {{company}} ({{role}}). هذه هي المرة الوحيدة التي يظهر فيها المفتاح كاملًا:',
+    'keys.revoked': 'أُلغي المفتاح {{id}} في {{at}}.',
+    'keys.none': 'لا توجد مفاتيح في هذه الشركة.',
+    'apps.installed': 'ثُبّت في {{company}}: {{apps}}',
+    'apps.packaged': 'الحزمة {{id}} {{version}} متاحة الآن على هذا الخادم ({{hash}}){{replaced}}.',
+    'apps.replacedNote': '، بدلًا من الإصدار السابق',
+    'apps.restartNote': 'يحمّل الخادم العامل الحزم الجديدة عند إعادة تشغيله.',
+    'apps.upgradeNote': '{{id}} مثبت في {{company}} بالإصدار {{installed}}؛ اعرض خطة الترقية بالأمر: diwan apps upgrade {{id}} --company {{company}}',
+    'apps.state': 'أصبحت حالة {{id}} في {{company}}: {{state}}.',
+    'apps.purged': 'حُذفت بيانات {{id}} من {{company}}: {{count}} مستندًا.',
+    'apps.plan': 'خطة ترقية {{id}}: {{from}} ← {{to}}',
+    'apps.planApplied': 'طُبّقت الترقية: {{id}} الآن بالإصدار {{to}}.',
+    'apps.planConfirm': 'لم يتغير شيء. طبّقها بالخيار --yes.',
+    'apps.nothing': '(لا تغييرات)',
+    'audit.page': 'الصفحة {{page}} من {{pages}} ({{total}} قيدًا)',
+    'author.created': 'أُنشئ التطبيق {{id}} في {{dir}}',
+    'author.valid': '{{dir}} تطبيق صالح.',
+    'author.packed': 'حُزم {{id}} {{version}} في {{file}} (sha256 {{hash}})',
+    'start.listening': 'ديوان يستمع على {{url}} (البيانات في {{dataDir}})',
+  },
+} as const satisfies Record<Lang, Record<string, string>>;
+
+export type CliString = keyof (typeof strings)['en'];
+
+export function say(lang: Lang, key: CliString, params: Record<string, unknown> = {}): string {
+  return strings[lang][key].replace(/\{\{(\w+)\}\}/g, (_, k: string) => String(params[k] ?? ''));
+}
+
+/** The error envelope the API answers, for anything thrown; unknown faults become INTERNAL. */
+export function envelope(err: unknown, lang: Lang, tr: Translator) {
+  const de = err instanceof DiwanError ? err : new DiwanError('INTERNAL', [{ message: err instanceof Error ? err.message : String(err) }]);
+  const params = { ...de.params };
+  if (de.code === 'VALIDATION_ERROR' && params.summary === undefined) params.summary = '';
+  let message = tr.t(lang, `error.${de.code}`, params);
+  if (!message || message === `error.${de.code}`) message = errorCodes[de.code][lang];
+  return { error: { code: de.code, message, details: de.details } };
+}
+
+export const exitCodeOf = (err: unknown) => (err instanceof UsageError ? 2 : 1);
+
+/** Writes the whole text and resolves once it has been handed to the OS. */
+export function write(stream: NodeJS.WriteStream, text: string): Promise<void> {
+  return new Promise((resolve) => {
+    if (!text) return resolve();
+    stream.write(text.endsWith('\n') ? text : `${text}\n`, () => resolve());
+  });
+}
+
+export const json = (value: unknown) => JSON.stringify(value, null, 2);
+
+/** Display width, counting combining marks (Arabic harakat) as zero. */
+const width = (s: string) => [...s.replace(/[\u0300-\u036f\u064b-\u065f\u0670]/g, '')].length;
+
+/** A plain text table: a header row, a rule, then the rows; long cells are not cut. */
+export function table(rows: Record<string, unknown>[], columns: { key: string; label: string }[]): string {
+  const cell = (v: unknown) => (v === null || v === undefined ? '-' : Array.isArray(v) ? v.join(',') || '-' : typeof v === 'object' ? JSON.stringify(v) : String(v));
+  const body = rows.map((r) => columns.map((c) => cell(r[c.key])));
+  const widths = columns.map((c, i) => Math.max(width(c.label), ...body.map((b) => width(b[i]))));
+  const line = (cells: string[]) => cells.map((c, i) => c + ' '.repeat(widths[i] - width(c))).join('  ').trimEnd();
+  return [line(columns.map((c) => c.label)), line(widths.map((w) => '-'.repeat(w))), ...body.map(line)].join('\n');
+}
+
+/** `key: value` lines for one record. */
+export function record(obj: Record<string, unknown>, keys = Object.keys(obj)): string {
+  const w = Math.max(...keys.map((k) => k.length));
+  return keys
+    .map((k) => {
+      const v = obj[k];
+      const text = v === null || v === undefined ? '-' : Array.isArray(v) ? v.join(', ') || '-' : typeof v === 'object' ? JSON.stringify(v) : String(v);
+      return `${k.padEnd(w)}  ${text}`;
+    })
+    .join('\n');
+}

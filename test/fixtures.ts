@@ -1,0 +1,67 @@
+// Small apps written into a temp folder, for platform tests.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { Manifest } from '../manifests/manifest.schema.ts';
+import type { AppSource } from '../core/apps/app-source.ts';
+import { validManifest } from '../core/apps/app-source.ts';
+
+const bi = (en: string, ar: string) => ({ en, ar });
+
+export function tempDir(prefix = 'diwan-test-'): string {
+  return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+}
+
+export function libraryManifest(version = '1.0.0', extra: Partial<Manifest> = {}): Manifest {
+  return {
+    id: 'library', version, host: '^0.1.0',
+    name: bi('Library', 'المكتبة'), description: bi('Books and lending', 'الكتب والإعارة'),
+    strings: { en: { title: 'Library', books_one: '{{count}} book', books_other: '{{count}} books' }, ar: { title: 'المكتبة', books_one: 'كتاب واحد', books_other: '{{count}} كتاب' } },
+    permissions: [{ resource: 'books', action: 'delete', role: 'Admin', description: bi('Delete books', 'حذف الكتب') }],
+    menu: [
+      { id: 'books', label: bi('Books', 'الكتب'), path: '/library/books', permission: 'books:read', order: 5 },
+      { id: 'newBook', label: bi('New book', 'كتاب جديد'), path: '/library/books/new', permission: 'books:create', order: 6 },
+    ],
+    documentTypes: [{
+      name: 'book', resource: 'books', idPrefix: 'bk', label: bi('Book', 'كتاب'), labelPlural: bi('Books', 'الكتب'),
+      fields: [
+        { name: 'title', type: 'string', required: true, maxLength: 200, filterable: true },
+        { name: 'pages', type: 'integer', minimum: 1 },
+        { name: 'genre', type: 'enum', values: ['novel', 'poetry', 'history'], filterable: true },
+        { name: 'published', type: 'date' },
+        { name: 'price', type: 'money' },
+        { name: 'available', type: 'boolean', filterable: true },
+      ],
+      states: ['shelved', 'lent'], initialState: 'shelved',
+      transitions: [
+        { name: 'lend', from: ['shelved'], to: 'lent' },
+        { name: 'giveBack', from: ['lent'], to: 'shelved', event: 'returned' },
+      ],
+    }],
+    eventFamilies: [{ family: 'library', prefix: 'library', label: bi('Library', 'المكتبة'), topics: [] }],
+    ...extra,
+  } as Manifest;
+}
+
+export function loansManifest(range = '^1.0.0'): Manifest {
+  return {
+    id: 'loans', version: '1.0.0', host: '^0.1.0', dependencies: { library: range },
+    name: bi('Loans', 'الإعارات'), description: bi('Who has which book', 'من استعار أي كتاب'),
+    strings: { en: {}, ar: {} },
+    documentTypes: [{
+      name: 'loan', resource: 'loans', idPrefix: 'ln', label: bi('Loan', 'إعارة'),
+      fields: [{ name: 'bookId', type: 'reference', to: 'library/book', required: true }, { name: 'borrower', type: 'string', required: true }],
+    }],
+    eventFamilies: [{ family: 'loans', prefix: 'loans', label: bi('Loans', 'الإعارات'), topics: [] }],
+  } as Manifest;
+}
+
+/** Writes an app folder (manifest.json and, if given, server.ts) and returns its source. */
+export function writeApp(root: string, manifest: Manifest, server?: string): AppSource {
+  const dir = path.join(root, `${manifest.id}-${manifest.version}`);
+  fs.mkdirSync(dir, { recursive: true });
+  const m = server ? { ...manifest, server: 'server.ts' } : manifest;
+  fs.writeFileSync(path.join(dir, 'manifest.json'), JSON.stringify(m, null, 2));
+  if (server) fs.writeFileSync(path.join(dir, 'server.ts'), server);
+  return { manifest: validManifest(m), dir, origin: 'package' };
+}
