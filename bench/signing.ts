@@ -2,6 +2,7 @@
 // baseline) vs the batched piscina pool, all measured in the same run with interleaved rounds so
 // load from elsewhere on the machine hits every case alike.
 // Usage: npx tsx bench/signing.ts [seconds per case, default 2]
+import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import { signHeader } from '../core/webhooks/signature.ts';
 import { SignerPool, encodeBatch, type SignItem } from '../core/webhooks/signer-pool.ts';
@@ -30,6 +31,17 @@ function makeItems(kind: Kind, count: number): SignItem[] {
     const text = JSON.stringify({ id: `evt_${i}`, topic: 'invoice.created', companyId: 'co_123', occurredAt: '2026-01-01T00:00:00.000Z', data });
     return { secrets: [secrets[i % secrets.length]], t: 1767225600 + (i % 60), body: kind === 'arabic bytes' ? Buffer.from(text) : text };
   });
+}
+
+/** Busy CPU seconds of the whole machine (Linux /proc/stat, 100 ticks/s), to tell how much others used. */
+function machineBusySeconds(): number | undefined {
+  try {
+    const f = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
+    const [user, nice, system, , , irq, softirq, steal] = f;
+    return (user + nice + system + irq + softirq + steal) / 100;
+  } catch {
+    return undefined;
+  }
 }
 
 type Case = { label: string; run: (items: SignItem[], deadline: number) => Promise<number> };
@@ -99,6 +111,9 @@ const cases: Case[] = [
   },
 ];
 
+const busy0 = machineBusySeconds();
+const own0 = process.cpuUsage();
+const wall0 = performance.now();
 console.log(`node ${process.version}, ${os.availableParallelism()} cores, pool of ${os.availableParallelism()} threads, 1 secret per delivery, ${SECONDS} s per case in ${ROUNDS} interleaved rounds`);
 const summary: string[] = [];
 for (const kind of ['ascii string', 'arabic string', 'arabic bytes'] as Kind[]) {
@@ -124,3 +139,11 @@ for (const kind of ['ascii string', 'arabic string', 'arabic bytes'] as Kind[]) 
 }
 await pool.close();
 console.log(`\npooled / inline createHmac → ${summary.join('; ')}`);
+const busy1 = machineBusySeconds();
+if (busy0 !== undefined && busy1 !== undefined) {
+  const own = process.cpuUsage(own0);
+  const others = busy1 - busy0 - (own.user + own.system) / 1e6;
+  const wall = (performance.now() - wall0) / 1000;
+  // The pool needs both cores; anything else running skews the comparison against it.
+  console.log(`other processes used ${Math.max(0, others).toFixed(1)} CPU-seconds during the ${wall.toFixed(0)} s run (${((Math.max(0, others) / wall) * 100).toFixed(0)}% of one core)`);
+}

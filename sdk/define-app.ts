@@ -59,14 +59,16 @@ export interface DocHooks {
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
+// Schemas are constrained loosely (a JSONSchema constraint on a `const` type parameter makes
+// TypeScript instantiate the whole JSON Schema type and give up); FromSchema types what is given.
 export interface RouteSchemas {
-  params?: JSONSchema;
-  querystring?: JSONSchema;
-  body?: JSONSchema;
-  response: Record<number, JSONSchema>;
+  params?: object;
+  querystring?: object;
+  body?: object;
+  response: Record<number, object>;
 }
 
-type Infer<S> = S extends JSONSchema ? FromSchema<S> : undefined;
+type Infer<S> = [S] extends [undefined] ? undefined : object extends S ? unknown : S extends JSONSchema ? FromSchema<S> : unknown;
 
 export interface RouteRequest<S extends RouteSchemas> {
   params: Infer<S['params']>;
@@ -91,7 +93,7 @@ export interface AppRoute<S extends RouteSchemas = RouteSchemas> {
   schema: S;
   /** Error codes the route may answer beyond the usual ones, for the OpenAPI document. */
   errors?: string[];
-  handler(req: RouteRequest<S>, ctx: AppContext): RouteReply | Promise<RouteReply>;
+  handler(req: RouteRequest<NoInfer<S>>, ctx: AppContext): RouteReply | Promise<RouteReply>;
 }
 
 export interface AppMigration {

@@ -5,6 +5,7 @@
 // `firstPartySources()`, which reads and validates every manifest in the folder: these tests
 // must not depend on (or break because of) the other first-party apps being added beside it.
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'vitest';
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
@@ -127,3 +128,40 @@ export function count(host: Host, sql: string, ...args: unknown[]): number {
 }
 
 export const ARABIC = /[\u0600-\u06FF]/;
+
+/** The id part of a full key `dwk_<id>_<secret>`. */
+export const keyIdOf = (key: string): string => key.split('_')[1];
+
+/**
+ * Writes a small app into a fresh temporary folder: one document type `gadget` (resource
+ * `gadgets`, ids `gad_…`, a required `name`), the `gadget` event family, and optionally a
+ * server bundle (plain ESM text). Returns the source to hand to `host.runtime.load`.
+ */
+export function writeTempApp(opts: { id?: string; resource?: string; server?: string } = {}): AppSource & { cleanup(): void } {
+  const id = opts.id ?? 'gadgets';
+  const resource = opts.resource ?? 'gadgets';
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), `diwan-${id}-`));
+  const manifest = {
+    id,
+    version: '1.0.0',
+    host: '^0.1.0',
+    name: { en: 'Gadgets', ar: 'الأدوات' },
+    description: { en: 'A test app with one document type.', ar: 'تطبيق اختبار بنوع مستند واحد.' },
+    strings: { en: { title: 'Gadgets' }, ar: { title: 'الأدوات' } },
+    documentTypes: [
+      {
+        name: 'gadget',
+        resource,
+        idPrefix: 'gad',
+        label: { en: 'Gadget', ar: 'أداة' },
+        labelPlural: { en: 'Gadgets', ar: 'الأدوات' },
+        fields: [{ name: 'name', type: 'string', required: true, minLength: 1, maxLength: 100, label: { en: 'Name', ar: 'الاسم' } }],
+      },
+    ],
+    eventFamilies: [{ family: 'gadgets', prefix: 'gadget', label: { en: 'Gadgets', ar: 'الأدوات' }, topics: [] }],
+    ...(opts.server ? { server: 'server.mjs' } : {}),
+  };
+  fs.writeFileSync(path.join(dir, 'manifest.json'), JSON.stringify(manifest, null, 2));
+  if (opts.server) fs.writeFileSync(path.join(dir, 'server.mjs'), opts.server);
+  return { manifest: validManifest(manifest), dir, origin: 'package', cleanup: () => fs.rmSync(dir, { recursive: true, force: true }) };
+}

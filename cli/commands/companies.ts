@@ -34,7 +34,7 @@ export const companies: CommandGroup = {
         return {
           data,
           text: data.length
-            ? table(data, [
+            ? table(data.map((c) => ({ ...c, apps: c.apps.length > 6 ? `${c.apps.length} apps` : c.apps })), [
                 { key: 'id', label: 'ID' },
                 { key: 'name', label: 'NAME' },
                 { key: 'currency', label: 'CURRENCY' },

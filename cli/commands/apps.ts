@@ -1,0 +1,158 @@
+// `diwan apps …`: what apps the host offers, and each company's install state and lifecycle
+// steps. Code enters the host only here: `apps install <file|folder>` verifies a package and
+// unpacks it under the data directory (through core/apps/packages.ts).
+import fs from 'node:fs';
+import type { UpgradePlan } from '../../core/apps/lifecycle.ts';
+import { UsageError, record, say, table } from '../output.ts';
+import { companyOf, companyOption, type Command, type CommandContext, type CommandGroup } from './command.ts';
+
+const APP_ID = /^[a-z][a-z0-9-]{1,39}$/;
+
+/** An argument is a path when it exists on disk or cannot be an app id. */
+const isPath = (arg: string) => fs.existsSync(arg) || !APP_ID.test(arg);
+
+function planText(ctx: CommandContext, plan: UpgradePlan): string {
+  const lines = [say(ctx.lang, 'apps.plan', plan as never)];
+  let any = false;
+  for (const key of ['permissions', 'routes', 'documentTypes', 'topics'] as const) {
+    const d = plan[key];
+    if (!d.added.length && !d.removed.length) continue;
+    any = true;
+    lines.push(`  ${key}:`, ...d.added.map((x) => `    + ${x}`), ...d.removed.map((x) => `    - ${x}`));
+  }
+  if (plan.migrations.length) {
+    any = true;
+    lines.push('  migrations:', ...plan.migrations.map((m) => `    > ${m}`));
+  }
+  if (!any) lines.push(`  ${say(ctx.lang, 'apps.nothing')}`);
+  return lines.join('\n');
+}
+
+const appArg = [{ name: 'id', required: true, description: 'The app id' }];
+
+const step = (name: 'enable' | 'disable' | 'uninstall' | 'purge', summary: string): Command => ({
+  name,
+  summary,
+  args: appArg,
+  options: { company: companyOption },
+  run(ctx) {
+    const company = companyOf(ctx);
+    const id = String(ctx.args.id);
+    const data = ctx.host.lifecycle[name](company.id, id, ctx.actor, { lang: ctx.lang });
+    const text =
+      name === 'purge'
+        ? say(ctx.lang, 'apps.purged', { id, company: company.id, count: (data as { documentsRemoved: number }).documentsRemoved })
+        : say(ctx.lang, 'apps.state', { id, company: company.id, state: (data as { state: string } | null)?.state });
+    return { data, text };
+  },
+});
+
+export const apps: CommandGroup = {
+  name: 'apps',
+  summary: 'Apps on the host and in each company: install, enable, disable, upgrade, uninstall, purge',
+  commands: [
+    {
+      name: 'available',
+      summary: 'The apps this host offers (first-party and installed packages)',
+      run({ host, lang }) {
+        const data = host.runtime.list().map((a) => ({
+          id: a.manifest.id,
+          version: a.manifest.version,
+          name: a.manifest.name[lang],
+          description: a.manifest.description[lang],
+          origin: a.source.origin,
+          dependencies: a.manifest.dependencies ?? {},
+        }));
+        return { data, text: table(data.map((d) => ({ ...d, dependencies: Object.entries(d.dependencies).map(([k, v]) => `${k}@${v}`) })), [
+          { key: 'id', label: 'ID' }, { key: 'version', label: 'VERSION' }, { key: 'origin', label: 'ORIGIN' }, { key: 'name', label: 'NAME' }, { key: 'dependencies', label: 'NEEDS' },
+        ]) };
+      },
+    },
+    {
+      name: 'list',
+      summary: 'Every available app and its state in the company',
+      options: { company: companyOption, installed: { type: 'boolean', description: 'Only the apps installed (enabled or disabled)' } },
+      run(ctx) {
+        const { host, lang } = ctx;
+        const company = companyOf(ctx);
+        const installs = host.runtime.installs(company.id);
+        const data = host.runtime
+          .list()
+          .map((a) => {
+            const row = installs.get(a.manifest.id);
+            return {
+              id: a.manifest.id,
+              name: a.manifest.name[lang],
+              version: a.manifest.version,
+              installedVersion: row?.version ?? null,
+              state: row?.state ?? 'not_installed',
+              upgradeAvailable: !!row && row.state !== 'uninstalled' && row.version !== a.manifest.version,
+              dependencies: a.manifest.dependencies ?? {},
+            };
+          })
+          .filter((a) => !ctx.opts.installed || a.state === 'enabled' || a.state === 'disabled');
+        return { data, text: table(data, [
+          { key: 'id', label: 'ID' }, { key: 'state', label: 'STATE' }, { key: 'installedVersion', label: 'INSTALLED' }, { key: 'version', label: 'AVAILABLE' },
+          { key: 'upgradeAvailable', label: 'UPGRADE' }, { key: 'name', label: 'NAME' },
+        ]) };
+      },
+    },
+    {
+      name: 'install',
+      summary: 'Install an app into a company: an available app id, a .diwan.tgz package or an app folder (packed first)',
+      args: [{ name: 'app', required: true, description: 'An app id, a package file or an app source folder' }],
+      options: {
+        company: { ...companyOption, required: false, description: 'The company to install it into (optional for a package: it is then only made available)' },
+        'no-deps': { type: 'boolean', description: 'Refuse rather than install missing dependencies' },
+      },
+      examples: ['diwan apps install invoicing --company co_…', 'diwan apps install ./crm-1.2.0.diwan.tgz --company co_…', 'diwan apps install ./my-app'],
+      async run(ctx) {
+        const { host, lang } = ctx;
+        const arg = String(ctx.args.app);
+        const lines: string[] = [];
+        let appId = arg;
+        let pkg: Record<string, unknown> | undefined;
+        if (isPath(arg)) {
+          const { installFromPath } = await import('../../core/apps/packages.ts');
+          const p = await installFromPath(host, arg);
+          appId = p.manifest.id;
+          pkg = { id: appId, version: p.manifest.version, hash: p.hash, replaced: p.replaced, previousVersion: p.previousVersion ?? null, dir: p.dir };
+          lines.push(say(lang, 'apps.packaged', { id: appId, version: p.manifest.version, hash: p.hash, replaced: p.replaced ? say(lang, 'apps.replacedNote') : '' }));
+          lines.push(say(lang, 'apps.restartNote'));
+        } else if (ctx.opts.company === undefined) {
+          throw new UsageError('--company', 'required', say(lang, 'usage.required', { name: '--company' }));
+        }
+        if (ctx.opts.company === undefined) return { data: { package: pkg, installed: [], app: null }, text: lines.join('\n') };
+
+        const company = companyOf(ctx);
+        const row = host.runtime.install(company.id, appId);
+        if (pkg && row && row.state !== 'uninstalled') {
+          // Already in the company: a newer package is an upgrade, which has its own dry run.
+          lines.push(say(lang, 'apps.upgradeNote', { id: appId, company: company.id, installed: row.version }));
+          return { data: { package: pkg, installed: [], app: { appId, version: row.version, state: row.state }, upgradeAvailable: row.version !== pkg.version }, text: lines.join('\n') };
+        }
+        const r = host.lifecycle.install(company.id, appId, ctx.actor, { withDependencies: !ctx.opts['no-deps'], lang });
+        lines.push(say(lang, 'apps.installed', { company: company.id, apps: r.installed.join(', ') }));
+        return { data: { ...(pkg ? { package: pkg } : {}), ...r }, text: lines.join('\n') };
+      },
+    },
+    step('enable', 'Enable an installed app'),
+    step('disable', 'Disable an app: its routes answer APP_NOT_ENABLED in the company'),
+    step('uninstall', 'Uninstall an app; its data is kept until purge'),
+    step('purge', "Delete an uninstalled app's data from the company"),
+    {
+      name: 'upgrade',
+      summary: 'Show the upgrade plan (dry run) of an app to the available version; apply it with --yes',
+      args: appArg,
+      options: { company: companyOption, yes: { type: 'boolean', short: 'y', description: 'Apply the plan shown' } },
+      run(ctx) {
+        const company = companyOf(ctx);
+        const id = String(ctx.args.id);
+        const plan = ctx.host.lifecycle.upgradePlan(company.id, id);
+        if (!ctx.opts.yes) return { data: { plan, applied: false }, text: `${planText(ctx, plan)}\n${say(ctx.lang, 'apps.planConfirm')}` };
+        const r = ctx.host.lifecycle.upgrade(company.id, id, ctx.actor, { expectTo: plan.to, lang: ctx.lang });
+        return { data: { ...r, applied: true }, text: `${planText(ctx, r.plan)}\n${say(ctx.lang, 'apps.planApplied', { id, to: r.plan.to })}\n${record(r.app as never)}` };
+      },
+    },
+  ],
+};

@@ -1,0 +1,36 @@
+// `diwan audit list`: a company's audit log, newest first, a page at a time.
+import { say, table } from '../output.ts';
+import { companyOf, companyOption, intOption, type CommandGroup } from './command.ts';
+
+export const audit: CommandGroup = {
+  name: 'audit',
+  summary: "Read a company's audit log",
+  commands: [
+    {
+      name: 'list',
+      summary: 'The audit log, newest first',
+      options: {
+        company: companyOption,
+        resource: { type: 'string', value: 'resource', description: 'Only writes to this resource (api-keys, apps, invoices, …)' },
+        action: { type: 'string', value: 'action', description: 'Only this action (create, revoke, install, …)' },
+        page: { type: 'string', value: 'n', description: 'Page number, from 1 (default 1)' },
+        'page-size': { type: 'string', value: 'n', description: 'Entries per page (default 50, at most 500)' },
+      },
+      run(ctx) {
+        const company = companyOf(ctx);
+        const page = intOption(ctx, 'page', 1);
+        const pageSize = Math.min(intOption(ctx, 'page-size', 50), 500);
+        const { total, data } = ctx.host.audit.list(company.id, { page, pageSize, resource: ctx.opts.resource as string | undefined, action: ctx.opts.action as string | undefined });
+        const rows = data.map((r) => ({ ...r, actor: `${r.actor.type}:${r.actor.id}` }));
+        const pages = Math.max(1, Math.ceil(total / pageSize));
+        return {
+          data: { data, total, page, pageSize },
+          text: `${table(rows, [
+            { key: 'at', label: 'AT' }, { key: 'actor', label: 'ACTOR' }, { key: 'appId', label: 'APP' }, { key: 'resource', label: 'RESOURCE' },
+            { key: 'action', label: 'ACTION' }, { key: 'resourceId', label: 'RECORD' },
+          ])}\n${say(ctx.lang, 'audit.page', { page, pages, total })}`,
+        };
+      },
+    },
+  ],
+};

@@ -1,0 +1,20 @@
+// `diwan permissions`: the role × permission matrix of the host and its available apps.
+import { ROLES } from '../../core/identity/roles.ts';
+import { table } from '../output.ts';
+import type { CommandGroup } from './command.ts';
+
+export const permissions: CommandGroup = {
+  name: 'permissions',
+  summary: 'The role × permission matrix (core and every available app)',
+  commands: [
+    {
+      name: '',
+      summary: 'The role × permission matrix (core and every available app)',
+      run({ host, lang }) {
+        const data = host.permissions.matrix().map((m) => ({ ...m, lowestRole: host.permissions.get(m.permission)?.role, description: host.permissions.get(m.permission)?.description?.[lang] ?? null }));
+        const rows = data.map((m) => ({ permission: m.permission, owner: m.owner, ...Object.fromEntries(ROLES.map((r) => [r, m.roles[r] ? '✓' : '·'])) }));
+        return { data, text: table(rows, [{ key: 'permission', label: 'PERMISSION' }, { key: 'owner', label: 'OWNER' }, ...ROLES.map((r) => ({ key: r, label: r }))]) };
+      },
+    },
+  ],
+};
