@@ -9,7 +9,7 @@ import { openStorage, type Storage } from './db/connection.ts';
 import { dataVersion } from './db/dialect.ts';
 import { createTranslator, type Translator } from './i18n/i18n.ts';
 import { errorCodes } from './errors/codes.ts';
-import { installErrorHandlers } from './errors/handlers.ts';
+import { installErrorHandlers, frameworkErrorHandler } from './errors/handlers.ts';
 import { compileFor } from './http/validation.ts';
 import { installAuth } from './http/auth.ts';
 import { coreRoutes } from './http/core-route.ts';
@@ -86,7 +86,7 @@ export async function buildHost(opts: HostOptions = {}): Promise<Host> {
 
   const sources = opts.sources ?? [...firstPartySources(), ...packageSources(config.dataDir)];
   const { refused } = await runtime.loadAll(sources);
-  const app = Fastify({ logger: opts.logger ?? false, bodyLimit: config.bodyLimit, return503OnClosing: true });
+  const app = Fastify({ logger: opts.logger ?? false, bodyLimit: config.bodyLimit, return503OnClosing: true, frameworkErrors: frameworkErrorHandler(tr, config.bodyLimit) });
   for (const r of refused) app.log.error({ appId: r.appId, err: r.error }, 'app refused at boot');
   const firstParty = sources.filter((s) => s.origin === 'first-party').map((s) => s.manifest.id);
   const defaultApps = (opts.defaultApps ?? firstParty).filter((id) => runtime.get(id));
@@ -146,7 +146,7 @@ export async function buildHost(opts: HostOptions = {}): Promise<Host> {
   appRoutes(routes, { runtime, lifecycle });
   eventRoutes(routes, events);
   webRoutes(app, runtime);
-  app.route({ method: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'], url: '/api/v1/*', handler: makeAppDispatch(dispatchDeps) });
+  app.route({ method: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'], url: '/api/v1/*', handler: makeAppDispatch(dispatchDeps) });
 
   const createCompany: Host['createCompany'] = (input, actor = CLI_ACTOR) => {
     const apps = input.apps ?? defaultApps;

@@ -25,11 +25,22 @@ const manifest = {
   server: 'server.ts',
 };
 
+// TypeScript with a type-only import, a sibling module and an SDK error thrown from a hook:
+// what an app author writes, run the way its package would run.
 const server = `
-import { defineApp, route } from 'diwan/sdk';
+import { defineApp, route, fieldError, type AppContext } from 'diwan/sdk';
+import { countLabel } from './lib/label.ts';
 
 export default defineApp({
   id: 'field-notes',
+  hooks: {
+    note: {
+      beforeCreate(doc: Record<string, unknown>, ctx: AppContext): void {
+        doc.title = String(doc.title).trim();
+        if (doc.title === '') throw fieldError('/title', 'minLength', 'title must not be blank');
+      },
+    },
+  },
   routes: [
     route({
       method: 'GET',
@@ -37,13 +48,18 @@ export default defineApp({
       permission: 'field-notes:stats',
       summary: 'How many notes there are',
       schema: { response: { 200: { type: 'object', properties: { data: { type: 'object', properties: { total: { type: 'integer' }, label: { type: 'string' } } } } } } },
-      handler(_req, ctx) {
-        const total = ctx.docs('note').list().total;
-        return { body: { data: { total, label: ctx.t('count', { n: total }) } } };
+      handler(_req, ctx: AppContext) {
+        const total: number = ctx.docs('note').list().total;
+        return { body: { data: { total, label: countLabel(ctx, total) } } };
       },
     }),
   ],
 });
+`;
+
+const label = `
+import type { AppContext } from 'diwan/sdk';
+export const countLabel = (ctx: AppContext, n: number): string => ctx.t('count', { n });
 `;
 
 let root: string;
@@ -53,6 +69,8 @@ beforeAll(async () => {
   root = fs.mkdtempSync(path.join(os.tmpdir(), 'diwan-test-host-app-'));
   fs.writeFileSync(path.join(root, 'manifest.json'), JSON.stringify(manifest, null, 2));
   fs.writeFileSync(path.join(root, 'server.ts'), server);
+  fs.mkdirSync(path.join(root, 'lib'));
+  fs.writeFileSync(path.join(root, 'lib', 'label.ts'), label);
   t = await createTestHost({ apps: [root], currency: 'SAR' });
 });
 
@@ -69,7 +87,7 @@ describe('createTestHost', () => {
   });
 
   it('serves the generated routes and the custom route', async () => {
-    const created = await t.request('POST', '/api/v1/field-notes', { body: { title: 'Pump 3 leaks' } });
+    const created = await t.request('POST', '/api/v1/field-notes', { body: { title: '  Pump 3 leaks ' } });
     expect(created.status).toBe(201);
     expect(created.body.data.id).toMatch(/^fnote_/);
     expect(created.body.data.title).toBe('Pump 3 leaks');
@@ -91,11 +109,18 @@ describe('createTestHost', () => {
     expect(r.body.error.details[0]).toMatchObject({ permission: 'field-notes:create', requiredRole: 'Member', keyRole: 'Viewer' });
   });
 
-  it('validates bodies against the manifest', async () => {
+  it('validates bodies against the manifest, and answers errors the app throws', async () => {
     const r = await t.request('POST', '/api/v1/field-notes', { role: 'Member', body: { title: 'x'.repeat(81) } });
     expect(r.status).toBe(400);
     expect(r.body.error.code).toBe('VALIDATION_ERROR');
     expect(r.body.error.details[0]).toMatchObject({ pointer: '/title', rule: 'maxLength' });
+    const blank = await t.request('POST', '/api/v1/field-notes', { role: 'Member', body: { title: '   ' } });
+    expect(blank.status).toBe(400);
+    expect(blank.body.error.details[0]).toMatchObject({ pointer: '/title', rule: 'minLength', message: 'title must not be blank' });
+  });
+
+  it('leaves the app folder as it was', () => {
+    expect(fs.readdirSync(root).sort()).toEqual(['lib', 'manifest.json', 'server.ts']);
   });
 
   it('mints one key per role, bound to the company', async () => {
@@ -119,14 +144,15 @@ describe('createTestHost', () => {
   it('surfaces why an app was refused at boot', async () => {
     const clash = fs.mkdtempSync(path.join(os.tmpdir(), 'diwan-test-host-clash-'));
     try {
-      // Claims the `invoice` event prefix, which first-party invoicing owns.
+      // Claims the `fieldnote` event prefix, which field-notes owns.
+      const { server: _s, ...rest } = manifest;
       fs.writeFileSync(path.join(clash, 'manifest.json'), JSON.stringify({
-        ...manifest, id: 'clash', documentTypes: [], permissions: [], server: undefined,
-        eventFamilies: [{ family: 'x', prefix: 'invoice', label: { en: 'X', ar: 'س' }, topics: [] }],
+        ...rest, id: 'clash', documentTypes: [], permissions: [],
+        eventFamilies: [{ family: 'x', prefix: 'fieldnote', label: { en: 'X', ar: 'س' }, topics: [] }],
       }));
-      const err = await createTestHost({ apps: [clash], installFirstParty: ['invoicing'] }).catch((e) => e);
+      const err = await createTestHost({ apps: [root, clash] }).catch((e) => e);
       expect(err).toMatchObject({ code: 'APP_REFUSED' });
-      expect(err.details).toContainEqual({ reason: 'event_prefix_taken', prefix: 'invoice', owner: 'invoicing' });
+      expect(err.details).toContainEqual({ reason: 'event_prefix_taken', prefix: 'fieldnote', owner: 'field-notes' });
     } finally {
       fs.rmSync(clash, { recursive: true, force: true });
     }

@@ -3,6 +3,10 @@
 // installed, mints a key per role on first use, and answers requests in-process
 // (`fastify.inject`): no port, an in-memory database, a temporary data folder.
 //
+// Each app folder runs as its package would: the server entry is bundled (esbuild) into the
+// temporary folder with the app's own imports inlined; only the SDK and the host stay shared
+// modules, so errors the app throws are the host's own class.
+//
 //   const t = await createTestHost({ apps: [import.meta.dirname] });
 //   const r = await t.request('POST', '/api/v1/notes', { body: { title: 'x' } });
 //   expect(r.status).toBe(201);
@@ -11,7 +15,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { buildHost, type Host } from '../core/host.ts';
+import * as esbuild from 'esbuild';
 import { firstPartySources, validManifest, type AppSource } from '../core/apps/app-source.ts';
+import { SDK_ENTRY, SERVER_BUNDLE, WEB_DIR, sourceEntries } from '../core/apps/app-package.ts';
+import type { Manifest } from '../manifests/manifest.schema.ts';
 import { DiwanError } from '../core/errors/diwan-error.ts';
 import type { Company } from '../core/tenancy/companies.ts';
 import type { Role } from '../core/identity/roles.ts';
@@ -57,29 +64,93 @@ export interface TestHost {
   close(): Promise<void>;
 }
 
-function readSource(dir: string): AppSource {
-  const abs = path.resolve(dir);
-  const file = path.join(abs, 'manifest.json');
+function readManifest(dir: string): Manifest {
+  const file = path.join(dir, 'manifest.json');
   let raw: unknown;
   try {
     raw = JSON.parse(fs.readFileSync(file, 'utf8'));
   } catch (e) {
     throw new DiwanError('MANIFEST_INVALID', [{ pointer: '', rule: 'json', message: `${file}: ${(e as Error).message}` }], { count: 1 });
   }
-  return { manifest: validManifest(raw), dir: abs, origin: 'package' };
+  return validManifest(raw);
+}
+
+const SDK_DIR = path.dirname(SDK_ENTRY);
+const CORE_DIR = path.resolve(SDK_DIR, '../core');
+
+/**
+ * The host's own modules stay imports (by absolute path) rather than being copied into the
+ * bundle, so an app's `AppError` is the very class the host's error handler knows.
+ */
+const hostModulesExternal: esbuild.Plugin = {
+  name: 'diwan-host-external',
+  setup(build) {
+    build.onResolve({ filter: /^diwan\/sdk$/ }, () => ({ path: SDK_ENTRY, external: true }));
+    build.onResolve({ filter: /^\.\.?\// }, (a) => {
+      const abs = path.resolve(a.resolveDir, a.path);
+      return abs.startsWith(SDK_DIR + path.sep) || abs.startsWith(CORE_DIR + path.sep) ? { path: abs, external: true } : undefined;
+    });
+  },
+};
+
+/**
+ * An app folder as the host will run it once packed: the server entry (as `pack` finds it)
+ * bundled into one ESM file with its own imports inlined, the web folder beside it — written
+ * under `outDir`, never into the author's folder.
+ */
+async function prepareSource(srcDir: string, outDir: string): Promise<AppSource> {
+  const dir = path.resolve(srcDir);
+  const source = readManifest(dir);
+  const entries = sourceEntries(dir, source);
+  if (entries.problems.length) throw new DiwanError('MANIFEST_INVALID', entries.problems as never, { count: entries.problems.length });
+  const appDir = path.join(outDir, source.id);
+  fs.mkdirSync(appDir, { recursive: true });
+  const manifest = { ...source } as Manifest;
+  delete manifest.server;
+  delete manifest.web;
+  if (entries.server) {
+    try {
+      await esbuild.build({
+        entryPoints: [entries.server],
+        absWorkingDir: dir,
+        bundle: true,
+        platform: 'node',
+        format: 'esm',
+        target: 'node20',
+        outfile: path.join(appDir, SERVER_BUNDLE),
+        sourcemap: 'inline',
+        logLevel: 'silent',
+        plugins: [hostModulesExternal],
+        banner: { js: "import { createRequire as __diwanCreateRequire } from 'node:module';\nconst require = __diwanCreateRequire(import.meta.url);" },
+      });
+    } catch (e) {
+      const errors = (e as { errors?: esbuild.Message[] }).errors ?? [];
+      const problems = errors.length
+        ? errors.map((m) => ({ pointer: '/server', rule: 'bundle', message: `${m.location ? `${m.location.file}:${m.location.line}:${m.location.column}: ` : ''}${m.text}` }))
+        : [{ pointer: '/server', rule: 'bundle', message: (e as Error).message }];
+      throw new DiwanError('MANIFEST_INVALID', problems, { count: problems.length });
+    }
+    manifest.server = SERVER_BUNDLE;
+  }
+  if (entries.web) {
+    fs.cpSync(entries.web, path.join(appDir, WEB_DIR), { recursive: true });
+    manifest.web = WEB_DIR;
+  }
+  return { manifest, dir: appDir, origin: 'package' };
 }
 
 export async function createTestHost(opts: TestHostOptions): Promise<TestHost> {
-  const own = opts.apps.map(readSource);
   const wanted = opts.installFirstParty ?? [];
   const firstParty = wanted.length ? firstPartySources().filter((s) => wanted.includes(s.manifest.id)) : [];
   const unknown = wanted.filter((id) => !firstParty.some((s) => s.manifest.id === id));
   if (unknown.length) throw new DiwanError('NOT_FOUND', unknown.map((id) => ({ resource: 'apps', id, reason: 'unknown_app' })));
-  const sources = [...firstParty, ...own];
 
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'diwan-test-host-'));
   let host: Host | undefined;
   try {
+    const own: AppSource[] = [];
+    for (const dir of opts.apps) own.push(await prepareSource(dir, path.join(dataDir, 'apps')));
+    const sources = [...firstParty, ...own];
     host = await buildHost({ config: { dataDir }, dbFile: ':memory:', sources, defaultApps: [], logger: false });
     // The host only logs an app it refuses at boot; a test wants the reason, so load it again to throw it.
     for (const src of sources) if (!host.runtime.get(src.manifest.id)) await host.runtime.load(src);

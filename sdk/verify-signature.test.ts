@@ -29,6 +29,35 @@ describe('published test vectors', () => {
   });
 });
 
+// A transcription of the algorithm of Stripe's Node library (Webhooks.ts: parseHeader, makeHMACContent,
+// NodeCryptoProvider.computeHMACSignature, secureCompare of hex strings), to show that verifiers
+// written for `Stripe-Signature` accept Diwan's header unchanged.
+function stripeStyleVerify(payload: string, header: string, secret: string, tolerance: number, nowSeconds: number): boolean {
+  let timestamp = -1;
+  const signatures: string[] = [];
+  for (const item of header.split(',')) {
+    const kv = item.split('=');
+    if (kv[0] === 't') timestamp = parseInt(kv[1], 10);
+    if (kv[0] === 'v1') signatures.push(kv[1]);
+  }
+  if (timestamp === -1 || signatures.length === 0) return false;
+  const expected = createHmac('sha256', secret).update(`${timestamp}.${payload}`, 'utf8').digest('hex');
+  if (!signatures.includes(expected)) return false;
+  return !(tolerance > 0 && nowSeconds - timestamp > tolerance);
+}
+
+describe('Stripe-style verifiers', () => {
+  it.each(vectors.sign.map((v) => [v.name, v] as const))('accept the signing vector: %s', (_name, v) => {
+    for (const secret of v.secrets) expect(stripeStyleVerify(v.body, v.header, secret, 300, v.t)).toBe(true);
+  });
+
+  it('refuse the mismatch and stale vectors as well', () => {
+    for (const v of vectors.verify.filter((x) => !x.expect.ok && (x.expect.reason === 'mismatch' || x.name.startsWith('too old')))) {
+      expect(v.secrets.some((s) => stripeStyleVerify(v.body, v.header, s, 300, v.now)), v.name).toBe(false);
+    }
+  });
+});
+
 describe('verifySignature', () => {
   const secret = 'whsec_test_secret';
   const body = '{"id":"evt_1"}';

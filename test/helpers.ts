@@ -16,21 +16,11 @@ import type { Company } from '../core/tenancy/companies.ts';
 
 export type Res = LightMyRequestResponse;
 
-/**
- * The invoicing app as an app source, independent of every other manifest.
- *
- * WORKAROUND (core bug, see test/api-boot.test.ts): `loadDefinition` in
- * core/apps/app-source.ts imports the bundle as `server.ts?v=1.0.0`; under vitest, Vite reads
- * the language from the last `.<word>` of that id (`.0`), parses the TypeScript bundle as
- * JavaScript and the app is refused at boot. Semver build metadata (`+e2e`, ignored by every
- * range check) makes the id end in `%2Be2e`, so Vite falls back to the clean `.ts` path.
- * Drop the suffix once the core uses a query Vite reads correctly.
- */
+/** The invoicing app as an app source, independent of every other manifest. */
 export function invoicingSources(): AppSource[] {
   const file = path.join(REPO_ROOT, 'manifests', 'invoicing.json');
   const manifest = validManifest(JSON.parse(fs.readFileSync(file, 'utf8')));
-  const version = manifest.version.includes('+') ? manifest.version : `${manifest.version}+e2e`;
-  return [{ manifest: { ...manifest, version }, dir: path.join(REPO_ROOT, 'apps-installed', manifest.id), origin: 'first-party' }];
+  return [{ manifest, dir: path.join(REPO_ROOT, 'apps-installed', manifest.id), origin: 'first-party' }];
 }
 
 /** An in-memory host serving only the invoicing app; close it when done. Fails loudly if the app was refused. */

@@ -60,8 +60,9 @@ export async function loadDefinition(src: AppSource): Promise<AppDefinition> {
   if (!entry.startsWith(src.dir + path.sep)) {
     throw new DiwanError('MANIFEST_INVALID', [{ pointer: '/server', rule: 'path', message: 'server must lie inside the app folder' }], { count: 1 });
   }
-  // A query string per load so an upgraded bundle is imported afresh rather than from cache.
-  const mod = (await import(`${pathToFileURL(entry).href}?v=${encodeURIComponent(src.manifest.version)}`)) as { default?: AppDefinition };
+  // A query string per version so an upgraded bundle is imported afresh rather than from the
+  // module cache; no dots in it, or Vite would read `.0` as the file's extension.
+  const mod = (await import(`${pathToFileURL(entry).href}?v=${src.manifest.version.replace(/[^0-9A-Za-z]/g, '_')}`)) as { default?: AppDefinition };
   const def = mod.default;
   if (!def || def.id !== src.manifest.id) {
     throw new DiwanError('MANIFEST_INVALID', [{ pointer: '/server', rule: 'defineApp', message: `the server bundle must default-export defineApp({ id: "${src.manifest.id}" })` }], { count: 1 });

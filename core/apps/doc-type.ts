@@ -243,8 +243,14 @@ export class DocType {
     return this.tx(() => {
       const previous = this.mustGet(caller.company.id, id);
       const { id: _i, state, createdAt: _c, updatedAt: _u, ...current } = previous;
-      // Read-only fields are recomputed by hooks from what the client may write.
-      for (const f of this.decl.fields) if (f.readOnly) delete current[f.name];
+      // Read-only fields (top-level and in lines) are recomputed by hooks from what the client may write.
+      for (const f of this.decl.fields) {
+        if (f.readOnly) delete current[f.name];
+        else if (f.type === 'lines' && Array.isArray(current[f.name])) {
+          const readOnly = (f.fields ?? []).filter((lf) => lf.readOnly).map((lf) => lf.name);
+          current[f.name] = (current[f.name] as Record<string, unknown>[]).map((line) => Object.fromEntries(Object.entries(line).filter(([k]) => !readOnly.includes(k))));
+        }
+      }
       const merged = check<Record<string, unknown>>(this.validateWrite, { ...current, ...structuredClone(patch) }, 'body', caller.lang, this.host.tr);
       this.normalise(merged, caller);
       this.hooks.beforeUpdate?.(merged, previous, this.contextFor(caller));

@@ -53,6 +53,17 @@ export function sendError(reply: FastifyReply, err: DiwanError, lang: Lang, tr: 
     .send({ error: { code: err.code, message: tr.t(lang, `error.${err.code}`, params), details: err.details } });
 }
 
+/** Errors Fastify's router raises before any handler runs (a bad URL encoding, say). */
+export function frameworkErrorHandler(tr: Translator, bodyLimit: number) {
+  return (err: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+    const lang = langOf(request);
+    const de = err.code === 'FST_ERR_BAD_URL'
+      ? new DiwanError('BAD_REQUEST', [{ reason: 'bad_url' }], { reason: 'the URL is not correctly encoded' })
+      : toDiwanError(err, lang, tr, bodyLimit);
+    return sendError(reply, de, lang, tr);
+  };
+}
+
 export function installErrorHandlers(
   app: FastifyInstance,
   tr: Translator,

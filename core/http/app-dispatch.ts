@@ -11,6 +11,15 @@ import type { Invocation } from '../apps/routes-for-app.ts';
 import { actorOf } from '../identity/principal.ts';
 import { isoNow } from '../ids.ts';
 
+/** JSON with object keys sorted, so the same body in another key order is the same request. */
+function canonicalJson(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map(canonicalJson).join(',')}]`;
+  if (v && typeof v === 'object') {
+    return `{${Object.keys(v).sort().map((k) => `${JSON.stringify(k)}:${canonicalJson((v as Record<string, unknown>)[k])}`).join(',')}}`;
+  }
+  return JSON.stringify(v);
+}
+
 export interface DispatchDeps {
   runtime: AppRuntime;
   /** Methods the host's own (Fastify) routes serve at a path, for 405. */
@@ -33,7 +42,8 @@ export function makeAppDispatch(deps: DispatchDeps) {
 
   return async function dispatch(request: FastifyRequest, reply: FastifyReply) {
     const path = request.url.split('?')[0];
-    const found = runtime.router.find(request.method, path);
+    // HEAD is a GET without a body, as for the host's own routes.
+    const found = runtime.router.find(request.method === 'HEAD' ? 'GET' : request.method, path);
     if (!found) throw notFoundOrMethod(path, request.method, deps);
     const { route, params } = found;
     const principal = request.principal;
@@ -63,7 +73,7 @@ export function makeAppDispatch(deps: DispatchDeps) {
     const idemKey = request.headers['idempotency-key'];
     if (route.idempotent && typeof idemKey === 'string' && idemKey !== '') {
       if (idemKey.length > 255) throw new DiwanError('VALIDATION_ERROR', [{ in: 'headers', pointer: '/idempotency-key', rule: 'maxLength', limit: 255 }], { summary: 'Idempotency-Key is longer than 255 characters' });
-      const hash = createHash('sha256').update(`${request.method} ${path}\n${JSON.stringify(body ?? null)}`).digest('hex');
+      const hash = createHash('sha256').update(`${request.method} ${path}\n${canonicalJson(body ?? null)}`).digest('hex');
       out = host.storage.sqlite.transaction((): RouteOutput => {
         const prior = idemGet.get(company.id, principal.keyId, idemKey) as { request_hash: string; status: number; body: string } | undefined;
         if (prior) {
