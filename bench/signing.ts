@@ -10,7 +10,7 @@ import { SignerPool, encodeBatch, type SignItem } from '../core/webhooks/signer-
 import signBatch from '../core/webhooks/sign-worker.mjs';
 
 const SECONDS = Number(process.argv[2] ?? 2);
-const ROUNDS = 5;
+const ROUNDS = 9;
 const WINDOW = 4096; // items a producer keeps in flight per call or tick
 
 type Kind = 'ascii string' | 'arabic string' | 'arabic bytes';

@@ -93,4 +93,11 @@ describe('verifySignature', () => {
     expect(() => verifySignature(body, 't=1,v1=00', [])).toThrow(TypeError);
     expect(() => verifySignature(body, 't=1,v1=00', '')).toThrow(TypeError);
   });
+
+  it('refuses options that would turn the timestamp check off by accident', () => {
+    const header = `t=5,v1=${sign(5)}`;
+    expect(() => verifySignature(body, header, secret, { toleranceSeconds: NaN })).toThrow(TypeError);
+    expect(() => verifySignature(body, header, secret, { toleranceSeconds: -1 })).toThrow(TypeError);
+    expect(() => verifySignature(body, header, secret, { now: NaN })).toThrow(TypeError);
+  });
 });

@@ -54,6 +54,8 @@ export function verifySignature(
   const timestamp = Number(t);
   const now = opts.now ?? Math.floor(Date.now() / 1000);
   const tolerance = opts.toleranceSeconds ?? 300;
+  // A NaN here would silently turn the replay check off.
+  if (!Number.isFinite(now) || !(tolerance >= 0)) throw new TypeError('verifySignature: now must be finite and toleranceSeconds ≥ 0');
   if (Math.abs(now - timestamp) > tolerance) return { ok: false, reason: 'timestamp_out_of_tolerance' };
 
   // The signed text uses t exactly as sent. Every pair is compared, so timing says nothing about which matched.

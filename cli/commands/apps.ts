@@ -12,7 +12,7 @@ const APP_ID = /^[a-z][a-z0-9-]{1,39}$/;
 const isPath = (arg: string) => fs.existsSync(arg) || !APP_ID.test(arg);
 
 function planText(ctx: CommandContext, plan: UpgradePlan): string {
-  const lines = [say(ctx.lang, 'apps.plan', plan as never)];
+  const lines = [say(ctx.lang, 'apps.plan', { id: plan.appId, from: plan.from, to: plan.to })];
   let any = false;
   for (const key of ['permissions', 'routes', 'documentTypes', 'topics'] as const) {
     const d = plan[key];

@@ -2,8 +2,16 @@ import { errorCodes, type ErrorCode } from './codes.ts';
 
 export type ErrorDetail = Record<string, unknown>;
 
+const BRAND = Symbol.for('diwan.error');
+
 /** The only error the host and apps throw on purpose; leaves as `{ error: { code, message, details } }`. */
 export class DiwanError extends Error {
+  // A packed app bundles its own copy of the SDK, so `instanceof` checks a registry-wide brand
+  // rather than this class's identity.
+  static [Symbol.hasInstance](value: unknown): boolean {
+    return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[BRAND] === true;
+  }
+  readonly [BRAND] = true;
   readonly status: number;
   constructor(
     readonly code: ErrorCode,
