@@ -17,8 +17,9 @@ import { apps } from './commands/apps.ts';
 import { audit } from './commands/audit.ts';
 import { permissions } from './commands/permissions.ts';
 import { app } from './commands/app.ts';
+import { events } from './commands/events.ts';
 
-export const GROUPS: CommandGroup[] = [start, companies, keys, apps, audit, permissions, app];
+export const GROUPS: CommandGroup[] = [start, companies, keys, apps, audit, permissions, events, app];
 
 const GLOBAL_OPTIONS: Record<string, OptionSpec> = {
   'data-dir': { type: 'string', value: 'dir', description: 'The host data folder (default: env DATA_DIR or ./data)' },
@@ -99,9 +100,16 @@ function allOptions(): ParseOptions {
 
 function parseError(e: unknown, lang: Lang): UsageError {
   const err = e as Error & { code?: string };
-  const m = /'(-[^']+)'/.exec(err.message);
-  const rule = { ERR_PARSE_ARGS_UNKNOWN_OPTION: 'unknownOption', ERR_PARSE_ARGS_INVALID_OPTION_VALUE: 'optionValue', ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL: 'unexpectedArgument' }[err.code ?? ''] ?? 'argv';
-  return new UsageError(m?.[1]?.split(/[ =]/)[0] ?? '', rule, say(lang, 'usage.parse', { message: err.message.split('\n')[0] }));
+  const option = /'(-[^']+)'/.exec(err.message)?.[1]?.split(/[ =,]/)[0] ?? '';
+  const message = err.message.split('\n')[0];
+  switch (err.code) {
+    case 'ERR_PARSE_ARGS_UNKNOWN_OPTION':
+      return new UsageError(option, 'unknownOption', say(lang, 'usage.unknownOption', { name: option }), { reason: message });
+    case 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE':
+      return new UsageError(option, 'optionValue', say(lang, 'usage.optionValue', { name: option }), { reason: message });
+    default:
+      return new UsageError(option, 'argv', say(lang, 'usage.parse', { message }));
+  }
 }
 
 export interface Outcome {
@@ -115,7 +123,7 @@ export async function run(argv: string[], env: NodeJS.ProcessEnv = process.env):
   const v = first.values as Record<string, string | boolean | undefined>;
   const asJson = v.json === true;
   const langValue = typeof v.lang === 'string' ? v.lang : env.DIWAN_LANG;
-  let lang: Lang = LANGUAGES.includes(langValue as Lang) ? (langValue as Lang) : 'en';
+  const lang: Lang = LANGUAGES.includes(langValue as Lang) ? (langValue as Lang) : 'en';
   let tr: Translator | undefined;
   let host: Host | undefined;
   let keepAlive = false;

@@ -5,12 +5,19 @@ import { DiwanError } from '../core/errors/diwan-error.ts';
 import { errorCodes } from '../core/errors/codes.ts';
 import type { Lang, Translator } from '../core/i18n/i18n.ts';
 
-/** A mistake in how the command was called (unknown option, missing argument): exit code 2. */
+/**
+ * A mistake in how the command was called (unknown option, missing argument): exit code 2.
+ * Told apart by its own flag: `instanceof` on DiwanError subclasses checks the shared brand,
+ * so every DiwanError would pass `instanceof UsageError`.
+ */
 export class UsageError extends DiwanError {
+  readonly usage = true;
   constructor(pointer: string, rule: string, message: string, extra: Record<string, unknown> = {}) {
     super('VALIDATION_ERROR', [{ in: 'argv', pointer, rule, message, ...extra }], { summary: message });
   }
 }
+
+export const isUsageError = (err: unknown): err is UsageError => (err as { usage?: unknown } | null)?.usage === true;
 
 /** The CLI's own sentences, in both languages. `{{x}}` is replaced from params. */
 const strings = {
@@ -22,6 +29,8 @@ const strings = {
     'usage.integer': '{{name}} must be a positive integer',
     'usage.extra': 'unexpected argument "{{name}}"',
     'usage.parse': '{{message}}',
+    'usage.unknownOption': 'unknown option {{name}}',
+    'usage.optionValue': 'option {{name}} needs a value',
     'companies.created': 'Company {{name}} created: {{id}} ({{currency}}); apps installed: {{apps}}',
     'companies.none': 'No companies yet. Create one with: diwan companies create --name <name>',
     'keys.created': 'API key {{id}} created for {{company}} ({{role}}). This is the only time the full key is shown:',
@@ -52,6 +61,8 @@ const strings = {
     'usage.integer': 'يجب أن تكون قيمة {{name}} عددًا صحيحًا موجبًا',
     'usage.extra': 'وسيط غير متوقع "{{name}}"',
     'usage.parse': '{{message}}',
+    'usage.unknownOption': 'الخيار {{name}} غير معروف',
+    'usage.optionValue': 'الخيار {{name}} يحتاج إلى قيمة',
     'companies.created': 'أُنشئت الشركة {{name}}: {{id}} ({{currency}})؛ التطبيقات المثبتة: {{apps}}',
     'companies.none': 'لا توجد شركات بعد. أنشئ واحدة بالأمر: diwan companies create --name <name>',
     'keys.created': 'أُنشئ المفتاح {{id}} للشركة {{company}} ({{role}}). هذه هي المرة الوحيدة التي يظهر فيها المفتاح كاملًا:',
@@ -92,7 +103,7 @@ export function envelope(err: unknown, lang: Lang, tr: Translator) {
   return { error: { code: de.code, message, details: de.details } };
 }
 
-export const exitCodeOf = (err: unknown) => (err instanceof UsageError ? 2 : 1);
+export const exitCodeOf = (err: unknown) => (isUsageError(err) ? 2 : 1);
 
 /** Writes the whole text and resolves once it has been handed to the OS. */
 export function write(stream: NodeJS.WriteStream, text: string): Promise<void> {

@@ -130,6 +130,18 @@ describe('createTestHost', () => {
     expect(other.status).toBe(403);
   });
 
+  it('makes named first-party apps available and installs them too', async () => {
+    const t2 = await createTestHost({ apps: [root], installFirstParty: ['invoicing'], currency: 'SAR' });
+    try {
+      expect(t2.installed.sort()).toEqual(['field-notes', 'invoicing']);
+      const customer = await t2.request('POST', '/api/v1/customers', { role: 'Member', body: { name: 'Noura' } });
+      expect(customer.status).toBe(201);
+      expect((await t2.request('GET', '/api/v1/field-notes')).status).toBe(200);
+    } finally {
+      await t2.close();
+    }
+  });
+
   it('refuses an unknown first-party app and a bad manifest before building anything', async () => {
     await expect(createTestHost({ apps: [], installFirstParty: ['no-such-app'] })).rejects.toMatchObject({ code: 'NOT_FOUND' });
     const bad = fs.mkdtempSync(path.join(os.tmpdir(), 'diwan-test-host-bad-'));

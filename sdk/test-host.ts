@@ -4,8 +4,9 @@
 // (`fastify.inject`): no port, an in-memory database, a temporary data folder.
 //
 // Each app folder runs as its package would: the server entry is bundled (esbuild) into the
-// temporary folder with the app's own imports inlined; only the SDK and the host stay shared
-// modules, so errors the app throws are the host's own class.
+// temporary folder with the app's own imports inlined, so TypeScript and sibling modules load
+// under vitest and tsx alike. The SDK and the host stay shared modules rather than copies, and
+// an inline source map keeps stack traces pointing at the author's files.
 //
 //   const t = await createTestHost({ apps: [import.meta.dirname] });
 //   const r = await t.request('POST', '/api/v1/notes', { body: { title: 'x' } });
@@ -78,10 +79,7 @@ function readManifest(dir: string): Manifest {
 const SDK_DIR = path.dirname(SDK_ENTRY);
 const CORE_DIR = path.resolve(SDK_DIR, '../core');
 
-/**
- * The host's own modules stay imports (by absolute path) rather than being copied into the
- * bundle, so an app's `AppError` is the very class the host's error handler knows.
- */
+/** The SDK and the host's own modules stay imports (by absolute path) rather than copies in the bundle. */
 const hostModulesExternal: esbuild.Plugin = {
   name: 'diwan-host-external',
   setup(build) {
