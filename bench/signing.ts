@@ -44,6 +44,16 @@ function machineBusySeconds(): number | undefined {
   }
 }
 
+/** CPU seconds of the main thread alone (Linux), the time signing takes from the event loop. */
+function mainThreadSeconds(): number {
+  try {
+    const fields = readFileSync(`/proc/self/task/${process.pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return NaN;
+  }
+}
+
 type Case = { label: string; run: (items: SignItem[], deadline: number) => Promise<number> };
 
 const pool = new SignerPool();
@@ -122,18 +132,23 @@ for (const kind of ['ascii string', 'arabic string', 'arabic bytes'] as Kind[]) 
   console.log(`\n${kind} bodies, ≈ ${Math.round(bytes)} bytes each`);
   for (const c of cases) await c.run(items, performance.now() + 300); // warm-up
   const rates = cases.map(() => [] as number[]);
+  const mainCpu = cases.map(() => ({ seconds: 0, items: 0 }));
   for (let r = 0; r < ROUNDS; r++) {
     for (let i = 0; i < cases.length; i++) {
+      const cpu0 = mainThreadSeconds();
       const start = performance.now();
       const n = await cases[i].run(items, start + (SECONDS * 1000) / ROUNDS);
       rates[i].push(n / ((performance.now() - start) / 1000));
+      mainCpu[i].seconds += mainThreadSeconds() - cpu0;
+      mainCpu[i].items += n;
     }
   }
   const medians = rates.map((list) => list.sort((a, b) => a - b)[list.length >> 1]);
   cases.forEach((c, i) => {
     const spread = `${Math.round(rates[i][0] / 1000)}k–${Math.round(rates[i][ROUNDS - 1] / 1000)}k`;
     const ratio = (medians[i] / medians[0]).toFixed(2);
-    console.log(`  ${c.label.padEnd(42)} ${Math.round(medians[i]).toLocaleString('en-US').padStart(9)} /s  ${ratio}x  (rounds ${spread})`);
+    const mainUs = ((mainCpu[i].seconds / mainCpu[i].items) * 1e6).toFixed(2);
+    console.log(`  ${c.label.padEnd(42)} ${Math.round(medians[i]).toLocaleString('en-US').padStart(9)} /s  ${ratio}x  main thread ${mainUs} µs/sig  (rounds ${spread})`);
   });
   summary.push(`${kind}: batched ${(medians[2] / medians[0]).toFixed(2)}x, one-item calls ${(medians[3] / medians[0]).toFixed(2)}x`);
 }

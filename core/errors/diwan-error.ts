@@ -8,7 +8,7 @@ const BRAND = Symbol.for('diwan.error');
 export class DiwanError extends Error {
   // A packed app bundles its own copy of the SDK, so `instanceof` checks a registry-wide brand
   // rather than this class's identity.
-  static [Symbol.hasInstance](value: unknown): boolean {
+  static override [Symbol.hasInstance](value: unknown): boolean {
     if (this !== DiwanError) return Function.prototype[Symbol.hasInstance].call(this, value);
     return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[BRAND] === true;
   }

@@ -59,6 +59,8 @@ export class SignerPool {
       minThreads: this.#threads,
       maxThreads: this.#threads,
       idleTimeout: 60_000,
+      // A second task waits in each worker's port, so a worker does not idle while the main thread is busy.
+      concurrentTasksPerWorker: 2,
     });
   }
 
