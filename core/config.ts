@@ -1,5 +1,6 @@
 // Every setting of the host, read once from the environment, with its default.
 import path from 'node:path';
+import { DEFAULT_LADDER, parseLadder } from './webhooks/ladder.ts';
 
 export interface HostConfig {
   port: number;
@@ -22,8 +23,6 @@ export interface HostConfig {
   };
 }
 
-export const SPEC_LADDER_SECONDS = [60, 300, 1800, 7200, 43200];
-
 function int(value: string | undefined, fallback: number): number {
   const n = Number(value);
   return value !== undefined && value !== '' && Number.isFinite(n) ? Math.trunc(n) : fallback;
@@ -31,16 +30,6 @@ function int(value: string | undefined, fallback: number): number {
 
 function bool(value: string | undefined): boolean {
   return value === '1' || value === 'true' || value === 'yes';
-}
-
-/** `"1s,2s,5m"` or `"60,300"` (seconds). */
-export function parseDurations(text: string): number[] {
-  const unit: Record<string, number> = { '': 1, s: 1, m: 60, h: 3600 };
-  return text.split(',').map((part) => {
-    const m = /^\s*(\d+(?:\.\d+)?)\s*([smh]?)\s*$/.exec(part);
-    if (!m) throw new Error(`invalid duration "${part}" in "${text}"`);
-    return Number(m[1]) * unit[m[2]];
-  });
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): HostConfig {
@@ -51,7 +40,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): HostConfig {
     bodyLimit: int(env.DIWAN_BODY_LIMIT, 1024 * 1024),
     rateLimitPerMinute: int(env.DIWAN_RATE_LIMIT, 6000),
     webhooks: {
-      ladder: env.DIWAN_WEBHOOK_LADDER ? parseDurations(env.DIWAN_WEBHOOK_LADDER) : SPEC_LADDER_SECONDS,
+      ladder: env.DIWAN_WEBHOOK_LADDER !== undefined ? parseLadder(env.DIWAN_WEBHOOK_LADDER) : [...DEFAULT_LADDER],
       timeoutMs: int(env.DIWAN_WEBHOOK_TIMEOUT_MS, 10_000),
       allowLoopback: bool(env.DIWAN_WEBHOOK_ALLOW_LOOPBACK),
       allowPrivate: bool(env.DIWAN_WEBHOOK_ALLOW_PRIVATE),

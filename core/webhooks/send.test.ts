@@ -2,7 +2,9 @@ import http from 'node:http';
 import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { verifySignature } from '../../sdk/verify-signature.ts';
 import { sendDelivery, type SendOptions } from './send.ts';
+import { SIGNATURE_HEADER, signHeader } from './signature.ts';
 
 // One loopback server whose behaviour is picked by the request path.
 const received: { path: string; headers: http.IncomingHttpHeaders; body: string }[] = [];
@@ -18,6 +20,11 @@ beforeAll(async () => {
     req.on('end', () => {
       received.push({ path: req.url ?? '', headers: req.headers, body });
       switch (req.url) {
+        case '/verify': {
+          const v = verifySignature(body, req.headers[SIGNATURE_HEADER] as string, 'whsec_receiver');
+          res.writeHead(v.ok ? 204 : 400).end(v.ok ? '' : v.reason);
+          break;
+        }
         case '/ok':
           res.writeHead(200, { 'content-type': 'text/plain' }).end('thanks');
           break;
@@ -96,6 +103,15 @@ describe('sendDelivery', () => {
     expect(got.headers['x-service-signature']).toBe('t=1,v1=abc');
     expect(got.headers['content-type']).toBe('application/json');
     expect(Number(got.headers['content-length'])).toBe(Buffer.byteLength('{"hello":"مرحبا"}'));
+  });
+
+  it('a signed delivery verifies at the receiver with the SDK; a wrong secret does not', async () => {
+    const body = '{"topic":"invoice.created","data":{"name":"شركة"}}';
+    const t = Math.floor(Date.now() / 1000);
+    const good = await sendDelivery(opts('/verify', { body, headers: { [SIGNATURE_HEADER]: signHeader(['whsec_receiver'], t, body) } }));
+    expect(good).toMatchObject({ ok: true, status: 204 });
+    const bad = await sendDelivery(opts('/verify', { body, headers: { [SIGNATURE_HEADER]: signHeader(['whsec_wrong'], t, body) } }));
+    expect(bad).toMatchObject({ ok: false, status: 400, failure: 'http_status', responseExcerpt: 'mismatch' });
   });
 
   it('counts any 2xx as delivered', async () => {

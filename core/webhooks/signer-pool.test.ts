@@ -85,6 +85,15 @@ describe('SignerPool', () => {
     await expect(pool.sign([{ secrets: ['s'], t: 2 ** 32, body: '' }])).rejects.toThrow(RangeError);
   });
 
+  it('a bad item fails only its own call, not the calls sharing its batch', async () => {
+    const good = pool.sign([{ secrets: ['whsec_g'], t: 1, body: 'fine' }]);
+    const bad = pool.sign([{ secrets: [42 as unknown as string], t: 1, body: 'bad' }]);
+    const alsoBad = pool.sign([{ secrets: ['whsec_g'], t: 1, body: { not: 'bytes' } as unknown as string }]);
+    await expect(bad).rejects.toThrow(TypeError);
+    await expect(alsoBad).rejects.toThrow(TypeError);
+    expect(await good).toEqual([signHeader(['whsec_g'], 1, 'fine')]);
+  });
+
   it('close() signs what is queued, then refuses new work', async () => {
     const own = new SignerPool({ threads: 1 });
     const pending = own.sign([{ secrets: ['whsec_z'], t: 5, body: 'queued before close' }]);

@@ -67,9 +67,16 @@ export class SignerPool {
   /** Headers for the items, in order. Rejects only on a bad item, a worker failure or after close(). */
   sign(items: readonly SignItem[]): Promise<string[]> {
     if (this.#closed) return Promise.reject(new Error('SignerPool is closed'));
+    // Checked here so one bad item fails its own caller, not everyone sharing its batch.
     for (const item of items) {
       if (!Number.isInteger(item.t) || item.t < 0 || item.t > 0xffffffff) {
         return Promise.reject(new RangeError(`signature timestamp must be whole Unix seconds, got ${item.t}`));
+      }
+      if (typeof item.body !== 'string' && !(item.body instanceof Uint8Array)) {
+        return Promise.reject(new TypeError('signature body must be a string or a Uint8Array'));
+      }
+      if (!Array.isArray(item.secrets) || item.secrets.some((s) => typeof s !== 'string')) {
+        return Promise.reject(new TypeError('signature secrets must be an array of strings'));
       }
     }
     if (items.length === 0) return Promise.resolve([]);
@@ -84,7 +91,10 @@ export class SignerPool {
       }
       if (this.#items.length > 0 && !this.#scheduled) {
         this.#scheduled = true;
-        queueMicrotask(() => this.#flush());
+        queueMicrotask(() => {
+          this.#scheduled = false;
+          this.#flush();
+        });
       }
     });
   }
@@ -104,7 +114,6 @@ export class SignerPool {
   }
 
   #flush(): void {
-    this.#scheduled = false;
     const total = this.#items.length;
     if (total === 0) return;
     const items = this.#items;
@@ -166,9 +175,9 @@ export interface SignTask {
   /** String bodies at their item's index; null where the body is in `bytes`. */
   bodies: (string | null)[];
   /** Byte bodies, back to back; its buffer is transferred. */
-  bytes: Uint8Array;
+  bytes: Uint8Array<ArrayBuffer>;
   /** Per item: t, bodyStart (or STRING_BODY), bodyLength, secretCount, secretIndex × secretCount. */
-  meta: Uint32Array;
+  meta: Uint32Array<ArrayBuffer>;
   /** The batch's distinct secrets. */
   secrets: string[];
 }
