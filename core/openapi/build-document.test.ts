@@ -23,6 +23,10 @@ const errorCodes: ErrorCodeDoc[] = [
   { code: 'CONFLICT', status: 409, description: 'The record already exists.' },
   { code: 'IDEMPOTENCY_KEY_REUSED', status: 409, description: 'The Idempotency-Key was used with another body.' },
   { code: 'RATE_LIMITED', status: 429, description: 'Too many requests.' },
+  { code: 'BAD_REQUEST', status: 400, description: 'The body cannot be read.' },
+  { code: 'UNSUPPORTED_MEDIA_TYPE', status: 415, description: 'The body is not JSON.' },
+  { code: 'PAYLOAD_TOO_LARGE', status: 413, description: 'The body is too large.' },
+  { code: 'APP_NOT_ENABLED', status: 404, description: 'The app is not enabled in this company.' },
   { code: 'INTERNAL', status: 500, description: 'Unexpected failure.' },
 ];
 
@@ -495,7 +499,10 @@ describe('buildOpenApiDocument', () => {
 
   it('answers errors through the shared envelope, narrowed per status to the codes the route may answer', () => {
     const list = op(doc, '/api/v1/customers', 'get');
-    expect(Object.keys(list.responses)).toEqual(['200', '400', '401', '403', '500']);
+    // An app route (tag 'invoicing') may also answer APP_NOT_ENABLED; every keyed route RATE_LIMITED.
+    expect(Object.keys(list.responses)).toEqual(['200', '400', '401', '403', '404', '429', '500']);
+    expect(errorCodesAt(list, '404')).toEqual(['APP_NOT_ENABLED']);
+    expect(errorCodesAt(list, '429')).toEqual(['RATE_LIMITED']);
     expect(errorCodesAt(list, '400')).toEqual(['COMPANY_REQUIRED', 'VALIDATION_ERROR']);
     expect(errorCodesAt(list, '401')).toEqual(['UNAUTHENTICATED']);
     expect(errorCodesAt(list, '403')).toEqual(['FORBIDDEN']);
@@ -516,20 +523,22 @@ describe('buildOpenApiDocument', () => {
 
     // Two declared codes at one status share one response; the :id route may answer NOT_FOUND.
     const create = op(doc, '/api/v1/customers', 'post');
-    expect(Object.keys(create.responses)).toEqual(['201', '400', '401', '403', '409', '500']);
+    // A route with a body may also refuse it as unreadable, too large, or not JSON.
+    expect(Object.keys(create.responses)).toEqual(['201', '400', '401', '403', '404', '409', '413', '415', '429', '500']);
+    expect(errorCodesAt(create, '400')).toEqual(['BAD_REQUEST', 'COMPANY_REQUIRED', 'VALIDATION_ERROR']);
     expect(errorCodesAt(create, '409')).toEqual(['CONFLICT', 'IDEMPOTENCY_KEY_REUSED']);
-    expect(errorCodesAt(op(doc, '/api/v1/customers/{id}', 'get'), '404')).toEqual(['NOT_FOUND']);
+    expect(errorCodesAt(op(doc, '/api/v1/customers/{id}', 'get'), '404')).toEqual(['APP_NOT_ENABLED', 'NOT_FOUND']);
     expect(errorCodesAt(op(doc, '/api/v1/audit/{seq}', 'get'), '400')).toEqual(['COMPANY_REQUIRED']);
     expect(op(doc, '/api/v1/customers/{id}', 'delete').responses).toHaveProperty('404');
-    expect(errorCodesAt(op(doc, '/api/v1/invoices', 'post'), '404')).toEqual(['NOT_FOUND']);
+    expect(errorCodesAt(op(doc, '/api/v1/invoices', 'post'), '404')).toEqual(['APP_NOT_ENABLED', 'NOT_FOUND']);
 
     // A public route with no input answers only INTERNAL; one with a querystring may also fail validation.
     expect(Object.keys(op(doc, '/api/v1/openapi.json', 'get').responses)).toEqual(['200', '500']);
     expect(errorCodesAt(op(doc, '/api/v1/health', 'get'), '400')).toEqual(['VALIDATION_ERROR']);
     expect(op(doc, '/api/v1/health', 'get').responses).not.toHaveProperty('401');
 
-    // No route may answer RATE_LIMITED, so no 429 anywhere.
-    for (const item of Object.values(doc.paths)) for (const o of Object.values(item)) expect(o!.responses).not.toHaveProperty('429');
+    // Public routes are not rate limited: no 429 on them.
+    expect(op(doc, '/api/v1/openapi.json', 'get').responses).not.toHaveProperty('429');
 
     expect(doc.components.schemas.ErrorEnvelope).toEqual({
       type: 'object',

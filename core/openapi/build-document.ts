@@ -32,6 +32,11 @@ export const IMPLICIT_ERROR_CODES = {
   companyRequired: 'COMPANY_REQUIRED',
   validation: 'VALIDATION_ERROR',
   notFound: 'NOT_FOUND',
+  rateLimited: 'RATE_LIMITED',
+  badRequest: 'BAD_REQUEST',
+  mediaType: 'UNSUPPORTED_MEDIA_TYPE',
+  tooLarge: 'PAYLOAD_TOO_LARGE',
+  appNotEnabled: 'APP_NOT_ENABLED',
   internal: 'INTERNAL',
 } as const;
 
@@ -529,9 +534,12 @@ export function implicitErrorCodes(route: RouteDoc): string[] {
   const codes = new Set<string>();
   const c = IMPLICIT_ERROR_CODES;
   if (route.permission !== undefined) {
-    codes.add(c.unauthenticated).add(c.forbidden).add(c.companyRequired);
+    codes.add(c.unauthenticated).add(c.forbidden).add(c.companyRequired).add(c.rateLimited);
+    // App routes answer for the caller's company only while the app is enabled there.
+    if (route.tag !== 'core') codes.add(c.appNotEnabled);
   }
   const s = route.schema;
+  if (s.body) codes.add(c.badRequest).add(c.mediaType).add(c.tooLarge);
   if (s.params || s.querystring || s.headers || s.body || route.headers?.some((h) => h.required)) {
     codes.add(c.validation);
   }
