@@ -18,8 +18,9 @@ import { audit } from './commands/audit.ts';
 import { permissions } from './commands/permissions.ts';
 import { app } from './commands/app.ts';
 import { events } from './commands/events.ts';
+import { webhooks } from './commands/webhooks.ts';
 
-export const GROUPS: CommandGroup[] = [start, companies, keys, apps, audit, permissions, events, app];
+export const GROUPS: CommandGroup[] = [start, companies, keys, apps, audit, permissions, events, webhooks, app];
 
 const GLOBAL_OPTIONS: Record<string, OptionSpec> = {
   'data-dir': { type: 'string', value: 'dir', description: 'The host data folder (default: env DATA_DIR or ./data)' },

@@ -26,6 +26,8 @@ import { apiKeyRoutes } from './identity/api-key-routes.ts';
 import { Outbox } from './events/outbox.ts';
 import { EventService } from './events/event-service.ts';
 import { eventRoutes } from './events/event-routes.ts';
+import { createWebhooks, type Webhooks } from './webhooks/dispatcher.ts';
+import { webhookRoutes } from './webhooks/endpoint-routes.ts';
 import { AppRuntime } from './apps/runtime.ts';
 import { Lifecycle, HOST_VERSION } from './apps/lifecycle.ts';
 import { appRoutes } from './apps/app-routes.ts';
@@ -58,6 +60,8 @@ export interface Host {
   runtime: AppRuntime;
   lifecycle: Lifecycle;
   events: EventService;
+  /** Endpoints, delivery log, dispatcher; the delivery loop starts when the server listens (or on `webhooks.start()`). */
+  webhooks: Webhooks;
   defaultApps: string[];
   /** Creates a company and installs `apps` (default: the standard set; `[]` for none). */
   createCompany(input: { name: string; currency?: string; apps?: string[] }, actor?: Actor): { company: Company; installed: string[] };
@@ -83,6 +87,7 @@ export async function buildHost(opts: HostOptions = {}): Promise<Host> {
   const runtime = new AppRuntime(services);
   const lifecycle = new Lifecycle(runtime);
   const events = new EventService(runtime, outbox);
+  const webhooks = createWebhooks({ sqlite: storage.sqlite, outbox, audit, clock, config: config.webhooks, known: () => events.known() });
 
   const sources = opts.sources ?? [...firstPartySources(), ...packageSources(config.dataDir)];
   const { refused } = await runtime.loadAll(sources);
@@ -116,6 +121,7 @@ export async function buildHost(opts: HostOptions = {}): Promise<Host> {
         seenVersion = v;
         keys.invalidate();
         runtime.invalidate();
+        webhooks.dispatcher.invalidate();
       }
     },
   });
@@ -145,6 +151,8 @@ export async function buildHost(opts: HostOptions = {}): Promise<Host> {
   apiKeyRoutes(routes, { keys, audit, sqlite: storage.sqlite });
   appRoutes(routes, { runtime, lifecycle });
   eventRoutes(routes, events);
+  webhookRoutes(routes, { webhooks, events });
+  app.addHook('onListen', async () => webhooks.start());
   webRoutes(app, runtime);
   app.route({ method: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'], url: '/api/v1/*', handler: makeAppDispatch(dispatchDeps) });
 
@@ -164,9 +172,10 @@ export async function buildHost(opts: HostOptions = {}): Promise<Host> {
 
   await app.ready();
   return {
-    app, config, clock, storage, tr, companies, keys, permissions, audit, outbox, runtime, lifecycle, events, defaultApps, createCompany, openapi,
+    app, config, clock, storage, tr, companies, keys, permissions, audit, outbox, runtime, lifecycle, events, webhooks, defaultApps, createCompany, openapi,
     async close() {
       await app.close();
+      await webhooks.stop();
       storage.close();
     },
   };

@@ -74,4 +74,54 @@ export const coreMigrations: string[] = [
      dispatched_at TEXT
    );
    CREATE INDEX outbox_pending ON outbox(seq) WHERE dispatched_at IS NULL;`,
+  // 1: webhook endpoints, their deliveries (one per event × endpoint) and every attempt.
+  `CREATE TABLE webhook_endpoints (
+     seq INTEGER PRIMARY KEY,
+     id TEXT NOT NULL UNIQUE,
+     company_id TEXT NOT NULL REFERENCES companies(id),
+     url TEXT NOT NULL,
+     topics TEXT NOT NULL,
+     description TEXT,
+     enabled INTEGER NOT NULL DEFAULT 1,
+     secret TEXT NOT NULL,
+     previous_secret TEXT,
+     previous_secret_until INTEGER,
+     secret_rotated_at TEXT,
+     created_at TEXT NOT NULL,
+     updated_at TEXT NOT NULL
+   );
+   CREATE INDEX webhook_endpoints_company ON webhook_endpoints(company_id, seq);
+   CREATE TABLE webhook_deliveries (
+     seq INTEGER PRIMARY KEY,
+     id TEXT NOT NULL UNIQUE,
+     company_id TEXT NOT NULL,
+     endpoint_id TEXT NOT NULL,
+     event_id TEXT NOT NULL,
+     topic TEXT NOT NULL,
+     state TEXT NOT NULL,
+     attempts INTEGER NOT NULL DEFAULT 0,
+     next_attempt_at INTEGER,
+     last_status INTEGER,
+     last_failure TEXT,
+     created_at TEXT NOT NULL,
+     updated_at TEXT NOT NULL,
+     delivered_at TEXT,
+     UNIQUE (endpoint_id, event_id)
+   );
+   CREATE INDEX webhook_deliveries_due ON webhook_deliveries(state, next_attempt_at, endpoint_id);
+   CREATE INDEX webhook_deliveries_endpoint ON webhook_deliveries(endpoint_id, seq);
+   CREATE INDEX webhook_deliveries_endpoint_state ON webhook_deliveries(endpoint_id, state, seq);
+   CREATE TABLE webhook_attempts (
+     seq INTEGER PRIMARY KEY,
+     delivery_id TEXT NOT NULL,
+     attempt INTEGER NOT NULL,
+     at TEXT NOT NULL,
+     duration_ms INTEGER NOT NULL,
+     status INTEGER,
+     failure TEXT,
+     detail TEXT,
+     response_excerpt TEXT NOT NULL,
+     response_bytes INTEGER NOT NULL
+   );
+   CREATE INDEX webhook_attempts_delivery ON webhook_attempts(delivery_id, seq);`,
 ];

@@ -1,0 +1,178 @@
+// Webhook deliveries per second from a committed write to a 2xx at a loopback receiver: the
+// host (outbox → fan-out → batched signing on the pool → guarded POST → delivery log) vs a
+// bare undici loop that signs inline and POSTs the same bodies to the same receiver, at the
+// same concurrency, in the same run. The receiver runs in a child process so that it costs
+// both cases alike. Prints deliveries/s, their ratio, and p50/p99 latency (write → 2xx).
+// Usage: npx tsx bench/webhooks-e2e.ts [events, default 1000] [endpoints, default 4] [in flight per endpoint, default 8]
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Pool } from 'undici';
+import { buildHost } from '../core/host.ts';
+import { REPO_ROOT, validManifest } from '../core/apps/app-source.ts';
+import { signHeader, unixSeconds, generateSecret } from '../core/webhooks/signature.ts';
+import { eventBody } from '../core/webhooks/dispatcher.ts';
+
+const EVENTS = Number(process.argv[2] ?? 1000);
+const ENDPOINTS = Number(process.argv[3] ?? 4);
+const PER_ENDPOINT = Number(process.argv[4] ?? 8);
+const CONCURRENCY = ENDPOINTS * PER_ENDPOINT;
+
+const RECEIVER = `
+const http = require('node:http');
+const s = http.createServer((req, res) => { req.resume(); req.on('end', () => { res.writeHead(200, { 'content-type': 'text/plain' }); res.end('ok'); }); });
+s.keepAliveTimeout = 5000;
+s.listen(0, '127.0.0.1', () => process.stdout.write(String(s.address().port) + '\\n'));
+`;
+
+async function startReceiver(): Promise<{ port: number; stop(): void }> {
+  const child = spawn(process.execPath, ['-e', RECEIVER], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const port = await new Promise<number>((resolve, reject) => {
+    child.stdout.once('data', (d: Buffer) => resolve(Number(String(d).trim())));
+    child.once('error', reject);
+  });
+  return { port, stop: () => child.kill() };
+}
+
+function pct(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+}
+
+function sampleData(i: number) {
+  return {
+    id: `inv_${i.toString(36).padStart(8, '0')}`,
+    number: `INV-2026-${i}`,
+    customerId: `cus_${i % 97}`,
+    currency: 'SAR',
+    lines: Array.from({ length: 4 }, (_, j) => ({ description: `Line ${j} of invoice ${i}`, quantity: j + 1, unitPrice: 1999 + j, amount: (j + 1) * (1999 + j) })),
+    notes: 'Payment due within 30 days of the invoice date. '.repeat(5),
+  };
+}
+
+interface Result {
+  name: string;
+  deliveries: number;
+  seconds: number;
+  perSecond: number;
+  p50: number;
+  p99: number;
+}
+
+async function runHost(port: number): Promise<Result> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'diwan-bench-wh-'));
+  const file = path.join(REPO_ROOT, 'manifests', 'invoicing.json');
+  const manifest = validManifest(JSON.parse(fs.readFileSync(file, 'utf8')));
+  const host = await buildHost({
+    dbFile: path.join(dir, 'bench.db'),
+    sources: [{ manifest, dir: path.join(REPO_ROOT, 'apps-installed', manifest.id), origin: 'first-party' }],
+    config: { dataDir: dir, webhooks: { ladder: [60], timeoutMs: 10_000, allowLoopback: true, allowPrivate: false, maxInFlightPerEndpoint: PER_ENDPOINT, rotationGraceSeconds: 0 } },
+  });
+  try {
+    const { company } = host.createCompany({ name: 'Bench', apps: ['invoicing'] });
+    const actor = { type: 'cli' as const, id: 'bench' };
+    for (let e = 0; e < ENDPOINTS; e++) {
+      await host.webhooks.endpoints.create(company.id, { url: `http://127.0.0.1:${port}/hook/${e}`, topics: ['invoice.*'] }, actor);
+    }
+    host.webhooks.dispatcher.fanOut(); // the endpoints' own audit events
+
+    // Delivery time per delivery: wrap the log's record() (called once the response is in).
+    const committed = new Map<string, number>();
+    const latencies: number[] = [];
+    let delivered = 0;
+    let failed = 0;
+    const expected = EVENTS * ENDPOINTS;
+    let done!: () => void;
+    const allDone = new Promise<void>((r) => (done = r));
+    const deliveries = host.webhooks.deliveries;
+    const recordMany = deliveries.recordMany.bind(deliveries);
+    const eventOf = host.storage.sqlite.prepare('SELECT event_id FROM webhook_deliveries WHERE id = ?').pluck();
+    deliveries.recordMany = (items) => {
+      recordMany(items);
+      const at = performance.now();
+      for (const it of items) {
+        if (it.result.ok) {
+          delivered++;
+          latencies.push(at - committed.get(eventOf.get(it.deliveryId) as string)!);
+        } else failed++;
+      }
+      if (delivered + failed === expected) done();
+    };
+
+    host.webhooks.start();
+    const started = performance.now();
+    for (let i = 0; i < EVENTS; i++) {
+      // One committed write per event, as a document write's transaction would emit it.
+      const ev = host.storage.sqlite.transaction(() => host.outbox.emit(company.id, 'invoice.created', sampleData(i)))();
+      committed.set(ev.id, performance.now());
+    }
+    await allDone;
+    const seconds = (performance.now() - started) / 1000;
+    latencies.sort((a, b) => a - b);
+    if (failed) console.error(`host: ${failed} failed attempts`);
+    return { name: 'host (outbox → pool-signed → guarded POST → log)', deliveries: delivered, seconds, perSecond: delivered / seconds, p50: pct(latencies, 50), p99: pct(latencies, 99) };
+  } finally {
+    await host.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+async function runBare(port: number): Promise<Result> {
+  const secrets = Array.from({ length: ENDPOINTS }, () => generateSecret());
+  const pool = new Pool(`http://127.0.0.1:${port}`, { connections: CONCURRENCY, pipelining: 1 });
+  const jobs: { body: string; endpoint: number; ready: number; eventId: string }[] = [];
+  const latencies: number[] = [];
+  const started = performance.now();
+  for (let i = 0; i < EVENTS; i++) {
+    const eventId = `evt_${i}`;
+    const body = eventBody({ event_id: eventId, topic: 'invoice.created', event_created_at: new Date().toISOString(), company_id: 'co_bench', data: JSON.stringify(sampleData(i)), test: 0 });
+    const ready = performance.now();
+    for (let e = 0; e < ENDPOINTS; e++) jobs.push({ body, endpoint: e, ready, eventId });
+  }
+  let next = 0;
+  let delivered = 0;
+  const worker = async () => {
+    while (next < jobs.length) {
+      const j = jobs[next++];
+      const t = unixSeconds(Date.now());
+      const res = await pool.request({
+        method: 'POST',
+        path: `/hook/${j.endpoint}`,
+        headers: { 'content-type': 'application/json', 'x-service-signature': signHeader([secrets[j.endpoint]], t, j.body), 'x-diwan-event-id': j.eventId },
+        body: j.body,
+      });
+      await res.body.text();
+      if (res.statusCode >= 200 && res.statusCode < 300) {
+        delivered++;
+        latencies.push(performance.now() - j.ready);
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: CONCURRENCY }, worker));
+  const seconds = (performance.now() - started) / 1000;
+  await pool.close();
+  latencies.sort((a, b) => a - b);
+  return { name: 'bare undici loop (inline sign, keep-alive POST)', deliveries: delivered, seconds, perSecond: delivered / seconds, p50: pct(latencies, 50), p99: pct(latencies, 99) };
+}
+
+const receiver = await startReceiver();
+try {
+  console.log(`webhooks-e2e: ${EVENTS} events × ${ENDPOINTS} endpoints = ${EVENTS * ENDPOINTS} deliveries, ${CONCURRENCY} in flight (${PER_ENDPOINT} per endpoint), ${os.availableParallelism()} cores`);
+  // Warm-up of both paths (JIT, worker threads, connections), then measured runs, interleaved.
+  const results: Result[] = [];
+  await runBare(receiver.port);
+  for (let round = 0; round < 2; round++) {
+    results.push(await runHost(receiver.port));
+    results.push(await runBare(receiver.port));
+  }
+  const best = (prefix: string) => results.filter((r) => r.name.startsWith(prefix)).sort((a, b) => b.perSecond - a.perSecond)[0];
+  const host = best('host');
+  const bare = best('bare');
+  for (const r of [host, bare]) {
+    console.log(`${r.name.padEnd(52)} ${r.perSecond.toFixed(0).padStart(7)} deliveries/s  p50 ${r.p50.toFixed(1)} ms  p99 ${r.p99.toFixed(1)} ms  (${r.deliveries} in ${r.seconds.toFixed(2)} s)`);
+  }
+  console.log(`ratio host/bare throughput: ${(host.perSecond / bare.perSecond).toFixed(3)}`);
+  console.log(JSON.stringify({ bench: 'webhooks-e2e', events: EVENTS, endpoints: ENDPOINTS, perEndpoint: PER_ENDPOINT, host, bare, ratio: host.perSecond / bare.perSecond }));
+} finally {
+  receiver.stop();
+}
