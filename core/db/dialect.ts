@@ -92,3 +92,8 @@ export function docStatements(sqlite: Database.Database, table: string): DocStat
     },
   };
 }
+
+/** An index hint where the planner needs one (SQLite's `INDEXED BY`; other engines plan without it). */
+export function indexHint(index: string): string {
+  return `INDEXED BY ${ident(index)}`;
+}

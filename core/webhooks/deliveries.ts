@@ -1,6 +1,7 @@
 // The delivery log: one row per event × matching endpoint (its id stays the same across
 // retries) and one attempt row per POST. States: `pending` (first attempt or pending retry,
 // due at next_attempt_at), `in_flight` (sent, result not stored yet), `delivered`, `dead`.
+import { indexHint } from '../db/dialect.ts';
 import type { Sqlite } from '../db/connection.ts';
 import type { AuditLog } from '../audit/audit-log.ts';
 import type { Actor } from '../identity/principal.ts';
@@ -170,7 +171,7 @@ export class Deliveries {
     this.dueOf = sqlite.prepare(
       `SELECT d.id, d.endpoint_id, d.event_id, d.topic, d.attempts, e.url, e.secret, e.previous_secret, e.previous_secret_until,
               o.company_id, o.data, o.test, o.created_at AS event_created_at
-       FROM webhook_deliveries d INDEXED BY webhook_deliveries_endpoint_state
+       FROM webhook_deliveries d ${indexHint('webhook_deliveries_endpoint_state')}
        JOIN webhook_endpoints e ON e.id = d.endpoint_id AND e.enabled = 1
        JOIN outbox o ON o.id = d.event_id
        WHERE d.endpoint_id = ? AND d.state = 'pending' AND d.next_attempt_at <= ? ORDER BY d.seq LIMIT ?`,
