@@ -6,7 +6,7 @@ import FindMyWay from 'find-my-way';
 import { loadConfig, type HostConfig } from './config.ts';
 import { systemClock, type Clock } from './clock.ts';
 import { openStorage, type Storage } from './db/connection.ts';
-import { dataVersion } from './db/dialect.ts';
+import { dataVersionReader } from './db/dialect.ts';
 import { createTranslator, type Translator } from './i18n/i18n.ts';
 import { errorCodes } from './errors/codes.ts';
 import { installErrorHandlers, frameworkErrorHandler } from './errors/handlers.ts';
@@ -109,17 +109,19 @@ export async function buildHost(opts: HostOptions = {}): Promise<Host> {
   app.setValidatorCompiler(({ schema, httpPart }) => compileFor(httpPart === 'body' ? 'body' : httpPart === 'params' ? 'params' : 'query', schema));
   installErrorHandlers(app, tr, config.bodyLimit, (req) => notFoundOrMethod(req.url.split('?')[0], req.method, dispatchDeps));
 
-  let seenVersion = dataVersion(storage.sqlite);
+  const dataVersion = dataVersionReader(storage.sqlite);
+  let seenVersion = dataVersion();
   installAuth(app, {
     keys,
     permissions,
     clock,
     rateLimitPerMinute: config.rateLimitPerMinute,
     beforeEach() {
-      const v = dataVersion(storage.sqlite);
+      const v = dataVersion();
       if (v !== seenVersion) {
         seenVersion = v;
         keys.invalidate();
+        companies.invalidate();
         runtime.invalidate();
         webhooks.dispatcher.invalidate();
       }

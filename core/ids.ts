@@ -2,14 +2,24 @@ import { randomBytes } from 'node:crypto';
 
 const ALPHABET = '0123456789abcdefghijklmnopqrstuvwxyz';
 
+// Random bytes are drawn 4 KiB at a time: one randomBytes call per id costs more than the id.
+let pool = Buffer.alloc(0);
+let at = 0;
+
+function nextByte(): number {
+  if (at >= pool.length) {
+    pool = randomBytes(4096);
+    at = 0;
+  }
+  return pool[at++];
+}
+
 /** Unbiased random `[0-9a-z]` characters (bytes ≥ 252 are dropped, 252 = 7 × 36). */
 export function randomToken(length: number): string {
   let out = '';
   while (out.length < length) {
-    for (const b of randomBytes(length * 2)) {
-      if (b < 252) out += ALPHABET[b % 36];
-      if (out.length === length) break;
-    }
+    const b = nextByte();
+    if (b < 252) out += ALPHABET[b % 36];
   }
   return out;
 }

@@ -2,9 +2,16 @@
 // text (what JSON carried), multiplied as integers, and rounded half away from zero into the
 // currency's minor units, so 1.005 × 1 is 1.01, not the 1.00 binary floating point gives.
 
-/** Minor-unit digits of an ISO 4217 currency (2 for USD, 3 for KWD, 0 for JPY). */
+const digitsOf = new Map<string, number>();
+
+/** Minor-unit digits of an ISO 4217 currency (2 for USD, 3 for KWD, 0 for JPY). Memoised: Intl.NumberFormat is costly to build. */
 export function minorDigits(currency: string): number {
-  return new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions().maximumFractionDigits ?? 2;
+  let d = digitsOf.get(currency);
+  if (d === undefined) {
+    d = new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions().maximumFractionDigits ?? 2;
+    digitsOf.set(currency, d);
+  }
+  return d;
 }
 
 /** A finite number as an integer scaled by 10^scale: `1.25` → `{ int: 125n, scale: 2 }`. */

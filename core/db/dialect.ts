@@ -9,9 +9,10 @@ export function applyPragmas(sqlite: Database.Database): void {
   sqlite.pragma('busy_timeout = 5000');
 }
 
-/** Increments when another connection (the CLI, say) commits: caches re-read on change. */
-export function dataVersion(sqlite: Database.Database): number {
-  return sqlite.pragma('data_version', { simple: true }) as number;
+/** Increments when another connection (the CLI, say) commits: caches re-read on change. Checked per request, so prepared once. */
+export function dataVersionReader(sqlite: Database.Database): () => number {
+  const stmt = sqlite.prepare('PRAGMA data_version').pluck();
+  return () => stmt.get() as number;
 }
 
 const ident = (name: string) => {

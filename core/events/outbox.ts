@@ -13,8 +13,13 @@ export interface OutboxEvent {
   createdAt: string;
 }
 
+/** What fan-out needs of an event. */
+export type PendingEvent = Pick<OutboxEvent, 'id' | 'companyId' | 'topic' | 'createdAt'>;
+
 export class Outbox {
   private insert;
+  private pendingStmt;
+  private markStmt;
   /** Called after a transaction that emitted commits, to wake the dispatcher. */
   onEmit: () => void = () => {};
 
@@ -25,6 +30,8 @@ export class Outbox {
     this.insert = sqlite.prepare(
       'INSERT INTO outbox (id, company_id, topic, data, test, created_at) VALUES (?, ?, ?, ?, ?, ?)',
     );
+    this.pendingStmt = sqlite.prepare('SELECT id, company_id, topic, created_at FROM outbox WHERE dispatched_at IS NULL ORDER BY seq LIMIT ?');
+    this.markStmt = sqlite.prepare('UPDATE outbox SET dispatched_at = ? WHERE id = ?');
   }
 
   /** Must be called inside the write's transaction. */
@@ -35,25 +42,18 @@ export class Outbox {
     return ev;
   }
 
-  /** Oldest events not yet fanned out to endpoints. */
-  pending(limit: number): OutboxEvent[] {
-    return (
-      this.sqlite
-        .prepare('SELECT id, company_id, topic, data, test, created_at FROM outbox WHERE dispatched_at IS NULL ORDER BY seq LIMIT ?')
-        .all(limit) as { id: string; company_id: string; topic: string; data: string; test: number; created_at: string }[]
-    ).map((r) => ({
+  /** Oldest events not yet fanned out to endpoints; their `data` stays JSON text (fan-out does not read it). */
+  pending(limit: number): PendingEvent[] {
+    return (this.pendingStmt.all(limit) as { id: string; company_id: string; topic: string; created_at: string }[]).map((r) => ({
       id: r.id,
       companyId: r.company_id,
       topic: r.topic,
-      data: JSON.parse(r.data),
-      test: r.test === 1,
       createdAt: r.created_at,
     }));
   }
 
   markDispatched(ids: string[]): void {
-    const stmt = this.sqlite.prepare('UPDATE outbox SET dispatched_at = ? WHERE id = ?');
     const at = isoNow(this.now());
-    this.sqlite.transaction(() => ids.forEach((id) => stmt.run(at, id)))();
+    this.sqlite.transaction(() => ids.forEach((id) => this.markStmt.run(at, id)))();
   }
 }

@@ -1,5 +1,5 @@
 // Companies (tenants). Every other row in the database carries a company id.
-import { eq } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import type { Drizzle } from '../db/connection.ts';
 import { companies } from '../db/schema.ts';
 import { newId, isoNow } from '../ids.ts';
@@ -34,10 +34,21 @@ export function currencyDigits(code: string): number | undefined {
 }
 
 export class Companies {
+  // Read on every request: a prepared statement and a cache, not a query built each time.
+  private cache = new Map<string, Company>();
+  private byId;
+
   constructor(
     private orm: Drizzle,
     private now: () => number,
-  ) {}
+  ) {
+    this.byId = orm.select().from(companies).where(eq(companies.id, sql.placeholder('id'))).prepare();
+  }
+
+  /** Forget cached companies (another process may have written). */
+  invalidate(): void {
+    this.cache.clear();
+  }
 
   create(input: { name: string; currency?: string }): Company {
     const name = input.name?.trim();
@@ -52,7 +63,12 @@ export class Companies {
   }
 
   get(id: string): Company | undefined {
-    return this.orm.select().from(companies).where(eq(companies.id, id)).get();
+    let c = this.cache.get(id);
+    if (!c) {
+      c = this.byId.get({ id });
+      if (c) this.cache.set(id, c);
+    }
+    return c;
   }
 
   list(): Company[] {

@@ -8,7 +8,7 @@ import os from 'node:os';
 import http from 'node:http';
 import https from 'node:https';
 import type { Sqlite } from '../db/connection.ts';
-import { dataVersion } from '../db/dialect.ts';
+import { dataVersionReader } from '../db/dialect.ts';
 import type { Outbox } from '../events/outbox.ts';
 import { TopicMatcher } from '../events/matcher.ts';
 import type { HostConfig } from '../config.ts';
@@ -45,6 +45,9 @@ export function eventBody(r: Pick<DueRow, 'event_id' | 'topic' | 'event_created_
   return `{"id":${JSON.stringify(r.event_id)},"type":${JSON.stringify(r.topic)},"createdAt":${JSON.stringify(r.event_created_at)},"companyId":${JSON.stringify(r.company_id)},"data":${r.data}${r.test ? ',"test":true' : ''}}`;
 }
 
+/** How long events from writes are gathered before a fan-out. */
+const EMIT_GATHER_MS = 5;
+
 export class Dispatcher {
   private indexes = new Map<string, { matcher: TopicMatcher<string>; createdAt: Map<string, string> }>();
   private seenVersion: number;
@@ -58,13 +61,16 @@ export class Dispatcher {
   private wakeScheduled = false;
   /** Endpoints that may have due work; null: look in the database (boot, timer, retries, tick). */
   private candidates: Set<string> | null = null;
+  private readonly dataVersion: () => number;
   private timer?: NodeJS.Timeout;
+  private emitTimer?: NodeJS.Timeout;
   private readonly fanOutBatch: number;
   private readonly takeBatch: number;
   private readonly pollMs: number;
 
   constructor(private deps: DispatcherDeps) {
-    this.seenVersion = dataVersion(deps.sqlite);
+    this.dataVersion = dataVersionReader(deps.sqlite);
+    this.seenVersion = this.dataVersion();
     this.fanOutBatch = deps.fanOutBatch ?? 500;
     this.takeBatch = deps.takeBatch ?? 256;
     this.pollMs = deps.pollMs ?? 5000;
@@ -96,7 +102,7 @@ export class Dispatcher {
 
   /** Fans the pending outbox events out into deliveries; returns how many events it took. */
   fanOut(): number {
-    const v = dataVersion(this.deps.sqlite);
+    const v = this.dataVersion();
     if (v !== this.seenVersion) {
       // Another connection (the CLI) committed: its endpoint changes are not in our indexes.
       this.seenVersion = v;
@@ -266,7 +272,15 @@ export class Dispatcher {
     this.stopping = false;
     this.recoverInFlight();
     this.candidates = null;
-    this.deps.outbox.onEmit = () => this.wake();
+    // Events from writes are gathered for a few milliseconds so that a busy host fans out many
+    // in one transaction instead of one extra write transaction per request.
+    this.deps.outbox.onEmit = () => {
+      if (this.emitTimer) return;
+      this.emitTimer = setTimeout(() => {
+        this.emitTimer = undefined;
+        this.wake();
+      }, EMIT_GATHER_MS);
+    };
     this.wake();
   }
 
@@ -309,6 +323,8 @@ export class Dispatcher {
   async stop(waitMs = Math.min(this.deps.config.timeoutMs + 1000, 15_000)): Promise<void> {
     this.stopping = true;
     if (this.timer) clearTimeout(this.timer);
+    if (this.emitTimer) clearTimeout(this.emitTimer);
+    this.emitTimer = undefined;
     if (this.started) this.deps.outbox.onEmit = () => {};
     this.started = false;
     if (this.running.size) {
