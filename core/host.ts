@@ -169,7 +169,7 @@ export async function buildHost(opts: HostOptions = {}): Promise<Host> {
         installed.push(...lifecycle.install(company.id, id, actor).installed);
       }
       return { company, installed };
-    })();
+    }).immediate();
   };
 
   await app.ready();

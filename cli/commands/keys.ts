@@ -32,7 +32,7 @@ export const keys: CommandGroup = {
           });
           host.audit.record({ companyId: company.id, actor, appId: 'core', action: 'create', resource: 'api-keys', resourceId: c.record.id, after: c.record });
           return c;
-        })();
+        }).immediate();
         const data = { ...created.record, key: created.key };
         return { data, text: `${say(lang, 'keys.created', { id: data.id, company: company.id, role: data.role })}\n\n  ${data.key}\n\n${record(created.record as never)}` };
       },
@@ -75,7 +75,7 @@ export const keys: CommandGroup = {
           const after = host.keys.revoke(company.id, id);
           host.audit.record({ companyId: company.id, actor, appId: 'core', action: 'revoke', resource: 'api-keys', resourceId: id, before, after });
           return after;
-        })();
+        }).immediate();
         return { data, text: say(ctx.lang, 'keys.revoked', { id, at: data.revokedAt }) };
       },
     },

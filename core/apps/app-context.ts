@@ -51,6 +51,6 @@ export function appContext(deps: ContextDeps, caller: Caller, principal?: Princi
     },
     // The operator's CLI and the host itself act with every permission.
     can: (permission) => (principal ? host.permissions.allows(principal, permission) : true),
-    transaction: (fn) => host.storage.sqlite.transaction(fn)(),
+    transaction: (fn) => host.storage.sqlite.transaction(fn).immediate(),
   };
 }

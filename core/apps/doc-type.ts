@@ -176,7 +176,7 @@ export class DocType {
   }
 
   private tx<T>(fn: () => T): T {
-    return this.host.storage.sqlite.transaction(fn)();
+    return this.host.storage.sqlite.transaction(fn).immediate();
   }
 
   /** References must name a document of this company. (Money keeps its precision: unit prices may be finer than the currency; apps round what they compute.) */

@@ -141,7 +141,7 @@ export class Lifecycle {
     try {
       this.host.storage.sqlite.transaction(() => {
         for (const id of order) this.installOne(caller, this.available(id));
-      })();
+      }).immediate();
     } finally {
       this.runtime.invalidate(companyId);
     }
@@ -193,7 +193,7 @@ export class Lifecycle {
     this.host.storage.sqlite.transaction(() => {
       this.host.storage.orm.update(companyApps).set({ state, updatedAt: isoNow(this.host.clock.now()) }).where(and(eq(companyApps.companyId, companyId), eq(companyApps.appId, appId))).run();
       this.audit(caller, state === 'enabled' ? 'enable' : 'disable', appId, this.publicRow(row), { ...this.publicRow(row), state }, state === 'enabled' ? 'app.enabled' : 'app.disabled');
-    })();
+    }).immediate();
     this.runtime.invalidate(companyId);
     return this.publicRow(this.runtime.install(companyId, appId));
   }
@@ -221,7 +221,7 @@ export class Lifecycle {
     this.host.storage.sqlite.transaction(() => {
       this.host.storage.orm.update(companyApps).set({ state: 'uninstalled', updatedAt: isoNow(this.host.clock.now()) }).where(and(eq(companyApps.companyId, companyId), eq(companyApps.appId, appId))).run();
       this.audit(caller, 'uninstall', appId, this.publicRow(row), { ...this.publicRow(row), state: 'uninstalled' }, 'app.uninstalled');
-    })();
+    }).immediate();
     this.runtime.invalidate(companyId);
     return { ...this.publicRow(this.runtime.install(companyId, appId)), dataKept: true };
   }
@@ -239,7 +239,7 @@ export class Lifecycle {
       this.host.storage.orm.delete(appMigrations).where(and(eq(appMigrations.companyId, companyId), eq(appMigrations.appId, appId))).run();
       this.runtime.deleteInstall(companyId, appId);
       this.audit(caller, 'purge', appId, this.publicRow(row), null);
-    })();
+    }).immediate();
     this.runtime.invalidate(companyId);
     return { appId, purged: true, documentsRemoved: removed };
   }
@@ -284,7 +284,7 @@ export class Lifecycle {
         this.runtime.invalidate(companyId);
         this.runMigrations(caller, app);
         this.audit(caller, 'upgrade', appId, this.publicRow(row), { appId, version: app.manifest.version, state: row.state });
-      })();
+      }).immediate();
     } finally {
       this.runtime.invalidate(companyId);
     }

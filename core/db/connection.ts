@@ -33,5 +33,5 @@ function migrate(sqlite: Sqlite, steps: string[]): void {
   sqlite.transaction(() => {
     for (let v = current; v < steps.length; v++) sqlite.exec(steps[v]);
     sqlite.pragma(`user_version = ${steps.length}`);
-  })();
+  }).immediate();
 }

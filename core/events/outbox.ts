@@ -54,6 +54,6 @@ export class Outbox {
 
   markDispatched(ids: string[]): void {
     const at = isoNow(this.now());
-    this.sqlite.transaction(() => ids.forEach((id) => this.markStmt.run(at, id)))();
+    this.sqlite.transaction(() => ids.forEach((id) => this.markStmt.run(at, id))).immediate();
   }
 }

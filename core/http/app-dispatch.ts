@@ -86,7 +86,7 @@ export function makeAppDispatch(deps: DispatchDeps) {
         const first = route.handle(inv) as RouteOutput;
         idemPut.run(company.id, principal.keyId, idemKey, hash, first.status, first.json ?? JSON.stringify(first.body), isoNow(host.clock.now()));
         return first;
-      })();
+      }).immediate();
     } else {
       out = await route.handle(inv);
     }

@@ -41,7 +41,7 @@ export function apiKeyRoutes(r: CoreRoutes, deps: { keys: ApiKeys; audit: AuditL
         const c = keys.create({ companyId: req.principal.companyId, ...body });
         audit.record({ companyId: req.principal.companyId, actor: actorOf(req.principal), appId: 'core', action: 'create', resource: 'api-keys', resourceId: c.record.id, after: c.record, requestId: req.id });
         return c;
-      })();
+      }).immediate();
       reply.code(201);
       return { data: { ...created.record, key: created.key } };
     },
@@ -55,7 +55,7 @@ export function apiKeyRoutes(r: CoreRoutes, deps: { keys: ApiKeys; audit: AuditL
         const after = keys.revoke(req.principal.companyId, id);
         audit.record({ companyId: req.principal.companyId, actor: actorOf(req.principal), appId: 'core', action: 'revoke', resource: 'api-keys', resourceId: id, before, after, requestId: req.id });
         return after;
-      })();
+      }).immediate();
       return { data: record };
     },
   );

@@ -244,7 +244,7 @@ export class Deliveries {
         const nextAt = next.state === 'pending_retry' ? next.nextAttemptAt : null;
         this.resultStmt.run(state, attemptNo, nextAt, result.status ?? null, failure, at, next.state === 'delivered' ? at : null, deliveryId);
       }
-    })();
+    }).immediate();
   }
 
   /** Deliveries left in flight by a process that died: due again now (same delivery and event ids). */
@@ -257,7 +257,7 @@ export class Deliveries {
   /** Puts deliveries the caller took but did not send back to pending, unchanged. */
   release(ids: string[]): void {
     const stmt = this.sqlite.prepare("UPDATE webhook_deliveries SET state = 'pending' WHERE id = ? AND state = 'in_flight'");
-    this.sqlite.transaction(() => ids.forEach((id) => stmt.run(id)))();
+    this.sqlite.transaction(() => ids.forEach((id) => stmt.run(id))).immediate();
   }
 
   /** The endpoint of a company's delivery, or 404. */
@@ -305,7 +305,7 @@ export class Deliveries {
       const after = toDelivery(this.row(endpointId, id));
       this.audit.record({ companyId, actor, appId: 'core', action: 'retry', resource: 'webhook-endpoints', resourceId: endpointId, before: toDelivery(before), after, requestId });
       return after;
-    })();
+    }).immediate();
   }
 
   /** Failed (retrying or dead) deliveries of an endpoint created at or after `since`. */
@@ -331,6 +331,6 @@ export class Deliveries {
         .run(nowMs, isoNow(nowMs), endpointId, since);
       this.audit.record({ companyId, actor, appId: 'core', action: 'retry', resource: 'webhook-endpoints', resourceId: endpointId, after: { recover: { since, ...counts } }, requestId });
       return counts;
-    })();
+    }).immediate();
   }
 }

@@ -191,7 +191,7 @@ export class Endpoints {
         )
         .run(row);
       this.deps.audit.record({ companyId, actor, appId: 'core', action: 'create', resource: RESOURCE, resourceId: ep.id, after: ep, requestId });
-    })();
+    }).immediate();
     this.onChange(companyId);
     return { ...ep, secret: row.secret };
   }
@@ -215,7 +215,7 @@ export class Endpoints {
       const a = toEndpoint(next);
       this.deps.audit.record({ companyId, actor, appId: 'core', action: 'update', resource: RESOURCE, resourceId: id, before: toEndpoint(before), after: a, requestId });
       return a;
-    })();
+    }).immediate();
     this.onChange(companyId);
     return after;
   }
@@ -230,7 +230,7 @@ export class Endpoints {
       s.prepare('DELETE FROM webhook_endpoints WHERE id = ?').run(id);
       this.deps.audit.record({ companyId, actor, appId: 'core', action: 'delete', resource: RESOURCE, resourceId: id, before, requestId });
       return before;
-    })();
+    }).immediate();
     this.onChange(companyId);
     return ep;
   }
@@ -257,6 +257,6 @@ export class Endpoints {
       const after = toEndpoint(next);
       this.deps.audit.record({ companyId, actor, appId: 'core', action: 'rotate', resource: RESOURCE, resourceId: id, before: toEndpoint(before), after, requestId });
       return { ...after, secret: next.secret, previousSecretValidUntil: next.previous_secret_until !== null ? isoNow(next.previous_secret_until) : null };
-    })();
+    }).immediate();
   }
 }

@@ -1,0 +1,118 @@
+// Data for bench/http.ts: one company with 10,000 invoicing customers and 10,000 documents of a
+// manifest-only app written into the temp folder, an Owner key, and a bare database with the
+// same table shape and the same customer rows for the baseline server.
+import fs from 'node:fs';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { buildHost } from '../../core/host.ts';
+import { firstPartySources, validManifest, type AppSource } from '../../core/apps/app-source.ts';
+import type { Caller } from '../../core/apps/doc-type.ts';
+import { applyPragmas, createDocTableSql, docTableName } from '../../core/db/dialect.ts';
+
+export const CONTACTS_APP_ID = 'bench-contacts';
+export const CONTACTS_RESOURCE = 'bench-contacts';
+
+export interface HttpBenchData {
+  dataDir: string;
+  appsDir: string;
+  bareDb: string;
+  companyId: string;
+  key: string;
+  customers: number;
+  customerIds: string[];
+}
+
+/** A manifest-only app: one document type shaped like invoicing's customer (4 strings, 2 filterable). */
+export function writeContactsApp(appsDir: string): string {
+  const dir = path.join(appsDir, CONTACTS_APP_ID);
+  fs.mkdirSync(dir, { recursive: true });
+  const label = (en: string, ar: string) => ({ en, ar });
+  const manifest = {
+    id: CONTACTS_APP_ID,
+    version: '1.0.0',
+    host: '^0.1.0',
+    name: label('Bench contacts', 'جهات اتصال للقياس'),
+    description: label('A manifest-only app used by the HTTP benchmark.', 'تطبيق بلا شيفرة خادم يستعمله قياس الأداء.'),
+    strings: { en: { title: 'Bench contacts' }, ar: { title: 'جهات اتصال للقياس' } },
+    eventFamilies: [{ family: 'bench contacts', prefix: 'benchcontact', label: label('Bench contacts', 'جهات اتصال للقياس'), topics: [] }],
+    documentTypes: [
+      {
+        name: 'contact',
+        resource: CONTACTS_RESOURCE,
+        idPrefix: 'bct',
+        label: label('Contact', 'جهة اتصال'),
+        labelPlural: label('Contacts', 'جهات الاتصال'),
+        topicBase: 'benchcontact',
+        fields: [
+          { name: 'name', type: 'string', required: true, minLength: 1, maxLength: 200, filterable: true, label: label('Name', 'الاسم') },
+          { name: 'email', type: 'string', maxLength: 254, filterable: true, label: label('Email', 'البريد الإلكتروني') },
+          { name: 'phone', type: 'string', maxLength: 40, label: label('Phone', 'الهاتف') },
+          { name: 'taxId', type: 'string', maxLength: 40, label: label('Tax number', 'الرقم الضريبي') },
+        ],
+      },
+    ],
+  };
+  fs.writeFileSync(path.join(dir, 'manifest.json'), JSON.stringify(manifest, null, 2));
+  return dir;
+}
+
+/** What the host server loads: invoicing (first party) and the manifest-only app as a package. */
+export function httpBenchSources(appsDir: string): AppSource[] {
+  const dir = path.join(appsDir, CONTACTS_APP_ID);
+  const manifest = validManifest(JSON.parse(fs.readFileSync(path.join(dir, 'manifest.json'), 'utf8')));
+  return [...firstPartySources().filter((s) => s.manifest.id === 'invoicing'), { manifest, dir, origin: 'package' }];
+}
+
+function party(i: number) {
+  return {
+    name: `Customer ${String(i).padStart(5, '0')} Trading LLC`,
+    email: `accounts${i}@customer${i}.example.com`,
+    phone: `+9665${String(10_000_000 + i).slice(-8)}`,
+    taxId: `3${String(100_000_000_000_000 + i * 7919).slice(-14)}`,
+  };
+}
+
+/** Seeds `dataDir` through the DocType API, in one transaction per type, then builds the bare copy. */
+export async function seedHttpBench(dataDir: string, customers = 10_000): Promise<HttpBenchData> {
+  const appsDir = path.join(dataDir, 'bench-apps');
+  writeContactsApp(appsDir);
+  const host = await buildHost({ config: { dataDir, rateLimitPerMinute: 0 }, sources: httpBenchSources(appsDir), defaultApps: [], logger: false });
+  try {
+    const { company } = host.createCompany({ name: 'Bench Trading Co', currency: 'SAR', apps: ['invoicing', CONTACTS_APP_ID] });
+    const key = host.keys.create({ companyId: company.id, role: 'Owner', scopes: ['*'], name: 'bench owner' }).key;
+    const caller: Caller = { company, actor: { type: 'cli', id: 'bench' }, lang: 'en', requestId: null };
+    const customerType = host.runtime.get('invoicing')!.docTypes.get('customer')!;
+    const contactType = host.runtime.get(CONTACTS_APP_ID)!.docTypes.get('contact')!;
+    const customerIds: string[] = [];
+    host.storage.sqlite.transaction(() => {
+      for (let i = 0; i < customers; i++) customerIds.push(customerType.create(caller, party(i)).id);
+    })();
+    host.storage.sqlite.transaction(() => {
+      for (let i = 0; i < customers; i++) contactType.create(caller, party(i));
+    })();
+    host.storage.sqlite.pragma('wal_checkpoint(TRUNCATE)');
+
+    // The baseline's database: same DDL (columns and indexes) and the very same customer rows.
+    const bareDb = path.join(dataDir, 'bare', 'bare.db');
+    fs.mkdirSync(path.dirname(bareDb), { recursive: true });
+    const bare = new Database(bareDb);
+    applyPragmas(bare);
+    const customersTable = docTableName('invoicing', 'customer');
+    const invoicesTable = docTableName('invoicing', 'invoice');
+    bare.exec(createDocTableSql(customersTable, ['name', 'email']));
+    bare.exec(createDocTableSql(invoicesTable, ['customerId']));
+    bare.prepare('ATTACH DATABASE ? AS h').run(path.join(dataDir, 'diwan.db'));
+    bare.exec(`INSERT INTO main."${customersTable}" SELECT * FROM h."${customersTable}"`);
+    // Empty copies of the host's audit and outbox tables, with their indexes, for the "same rows" reference.
+    for (const t of ['audit_log', 'outbox']) {
+      const ddl = bare.prepare(`SELECT sql FROM h.sqlite_master WHERE tbl_name = ? AND sql IS NOT NULL`).pluck().all(t) as string[];
+      for (const stmt of ddl) bare.exec(stmt);
+    }
+    bare.exec('DETACH DATABASE h');
+    bare.pragma('wal_checkpoint(TRUNCATE)');
+    bare.close();
+    return { dataDir, appsDir, bareDb, companyId: company.id, key, customers, customerIds };
+  } finally {
+    await host.close();
+  }
+}

@@ -1,0 +1,147 @@
+// Shared by the bench scripts: child processes (servers and load generators run apart from the
+// script that measures them), medians, number formatting, and how busy the machine was.
+import { execFileSync, fork, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+export const BENCH_DIR = path.resolve(import.meta.dirname, '..');
+export const REPO_ROOT = path.resolve(BENCH_DIR, '..');
+
+/** Forks a TypeScript file under tsx with an IPC channel; stdout/stderr are inherited unless piped. */
+export function forkTs(file: string, args: string[] = [], opts: { env?: NodeJS.ProcessEnv; silent?: boolean } = {}): ChildProcess {
+  return fork(file, args, {
+    cwd: REPO_ROOT,
+    execArgv: ['--import', 'tsx'],
+    env: { ...process.env, ...opts.env },
+    stdio: opts.silent ? ['ignore', 'pipe', 'pipe', 'ipc'] : ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+}
+
+/** The first IPC message of a child, or a rejection if it exits (or times out) before sending one. */
+export function firstMessage<T>(child: ChildProcess, timeoutMs = 120_000): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      cleanup();
+      reject(new Error(`child ${child.pid} sent nothing within ${timeoutMs} ms`));
+    }, timeoutMs);
+    const onMessage = (m: T) => {
+      cleanup();
+      resolve(m);
+    };
+    const onExit = (code: number | null, signal: string | null) => {
+      cleanup();
+      reject(new Error(`child ${child.pid} exited (code ${code}, signal ${signal}) before reporting`));
+    };
+    const cleanup = () => {
+      clearTimeout(timer);
+      child.off('message', onMessage);
+      child.off('exit', onExit);
+    };
+    child.on('message', onMessage);
+    child.on('exit', onExit);
+  });
+}
+
+/** Stops a child we started (SIGTERM, then SIGKILL after a grace period) and waits for it. */
+export function stopChild(child: ChildProcess, graceMs = 5000): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+    child.once('exit', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+    child.kill('SIGTERM');
+  });
+}
+
+export function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const n = s.length;
+  if (n === 0) return NaN;
+  return n % 2 ? s[n >> 1] : (s[n / 2 - 1] + s[n / 2]) / 2;
+}
+
+export const fmtInt = (n: number) => Math.round(n).toLocaleString('en-US');
+export const fmtMs = (n: number) => {
+  const a = Math.abs(n);
+  return a < 10 ? n.toFixed(2) : a < 100 ? n.toFixed(1) : Math.round(n).toString();
+};
+export const fmtMiB = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
+export const ratio = (a: number, b: number) => `${(a / b).toFixed(2)}×`;
+
+export function arg(name: string, fallback: number): number {
+  const i = process.argv.indexOf(`--${name}`);
+  const v = i > 0 ? Number(process.argv[i + 1]) : NaN;
+  return Number.isFinite(v) ? v : fallback;
+}
+
+/** Busy CPU seconds of the whole machine (Linux /proc/stat), to tell how much others used. */
+export function machineBusySeconds(): number | undefined {
+  try {
+    const f = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
+    const [user, nice, system, , , irq, softirq, steal] = f;
+    return (user + nice + system + irq + softirq + steal) / 100;
+  } catch {
+    return undefined;
+  }
+}
+
+/** CPU seconds used by one process (Linux /proc/<pid>/stat: utime + stime), or NaN. */
+export function processCpuSeconds(pid: number): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return NaN;
+  }
+}
+
+/** CPU seconds of this process plus every child it has reaped (Linux /proc/self/stat). */
+function selfAndReapedChildrenSeconds(): number {
+  try {
+    const f = readFileSync('/proc/self/stat', 'utf8').split(') ')[1].split(' ');
+    return (Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14])) / 100;
+  } catch {
+    return NaN;
+  }
+}
+
+/**
+ * Tracks how much CPU processes other than ours used during a run: machine busy time minus this
+ * process, its finished children (load generators, boots) and the long-lived servers named.
+ */
+export function otherLoadMeter(livePids: number[] = []) {
+  const busy0 = machineBusySeconds();
+  const ours0 = selfAndReapedChildrenSeconds();
+  const live0 = livePids.map(processCpuSeconds);
+  const wall0 = performance.now();
+  return {
+    report(): string {
+      const busy1 = machineBusySeconds();
+      if (busy0 === undefined || busy1 === undefined) return '';
+      const live = livePids.reduce((sum, pid, i) => sum + (processCpuSeconds(pid) - live0[i] || 0), 0);
+      const ours = selfAndReapedChildrenSeconds() - ours0 + live;
+      const others = Math.max(0, busy1 - busy0 - ours);
+      const wall = (performance.now() - wall0) / 1000;
+      return `other processes used ≈${others.toFixed(0)} CPU-seconds during the ${wall.toFixed(0)} s run (≈${((others / wall) * 100).toFixed(0)}% of one core); ours ≈${ours.toFixed(0)} (of ${(2 * wall).toFixed(0)} available on 2 cores)`;
+    },
+  };
+}
+
+/** The commit measured, and whether tracked files differ from it. */
+export function revision(): string {
+  try {
+    const head = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: REPO_ROOT, encoding: 'utf8' }).trim();
+    const dirty = execFileSync('git', ['status', '--porcelain', '--untracked-files=no'], { cwd: REPO_ROOT, encoding: 'utf8' }).trim() !== '';
+    return `${head}${dirty ? ' (with uncommitted changes)' : ''}`;
+  } catch {
+    return 'unknown revision';
+  }
+}
+
+export function machineLine(): string {
+  const cpu = os.cpus()[0]?.model?.trim() ?? 'unknown CPU';
+  return `commit ${revision()}, node ${process.version}, ${os.availableParallelism()} cores (${cpu}), ${os.platform()} ${os.release()}`;
+}
