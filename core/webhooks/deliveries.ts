@@ -215,14 +215,17 @@ export class Deliveries {
     }).immediate();
   }
 
+  private nextDueStmt?: { get(): unknown };
+
   /** When the next pending delivery of an enabled endpoint falls due (ms), or null. */
   nextDue(): number | null {
-    return this.sqlite
+    // better-sqlite3 answers `undefined` for no row: normalise, or the loop's timer gets a NaN delay and spins.
+    this.nextDueStmt ??= this.sqlite
       .prepare(
         "SELECT d.next_attempt_at FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id AND e.enabled = 1 WHERE d.state = 'pending' ORDER BY d.next_attempt_at LIMIT 1",
       )
-      .pluck()
-      .get() as number | null;
+      .pluck();
+    return (this.nextDueStmt.get() as number | undefined) ?? null;
   }
 
   /** Stores an attempt and the delivery's next state, in one transaction. */

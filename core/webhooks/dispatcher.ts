@@ -308,7 +308,7 @@ export class Dispatcher {
     let delay = this.pollMs;
     try {
       const next = this.deps.deliveries.nextDue();
-      if (next !== null) delay = Math.min(delay, Math.max(20, next - this.deps.clock.now()));
+      if (next != null) delay = Math.min(delay, Math.max(20, next - this.deps.clock.now()));
     } catch {
       // store closed
     }
