@@ -1,6 +1,6 @@
 // `diwan audit list`: a company's audit log, newest first, a page at a time.
 import { say, table } from '../output.ts';
-import { companyOf, companyOption, intOption, type CommandGroup } from './command.ts';
+import { companyOf, companyOption, pageOf, pageOptions, type CommandGroup } from './command.ts';
 
 export const audit: CommandGroup = {
   name: 'audit',
@@ -13,13 +13,11 @@ export const audit: CommandGroup = {
         company: companyOption,
         resource: { type: 'string', value: 'resource', description: 'Only writes to this resource (api-keys, apps, invoices, …)' },
         action: { type: 'string', value: 'action', description: 'Only this action (create, revoke, install, …)' },
-        page: { type: 'string', value: 'n', description: 'Page number, from 1 (default 1)' },
-        'page-size': { type: 'string', value: 'n', description: 'Entries per page (default 50, at most 500)' },
+        ...pageOptions('Entries', 500),
       },
       run(ctx) {
         const company = companyOf(ctx);
-        const page = intOption(ctx, 'page', 1);
-        const pageSize = Math.min(intOption(ctx, 'page-size', 50), 500);
+        const { page, pageSize } = pageOf(ctx, 500);
         const { total, data } = ctx.host.audit.list(company.id, { page, pageSize, resource: ctx.opts.resource as string | undefined, action: ctx.opts.action as string | undefined });
         const rows = data.map((r) => ({ ...r, actor: `${r.actor.type}:${r.actor.id}` }));
         const pages = Math.max(1, Math.ceil(total / pageSize));

@@ -81,3 +81,16 @@ export function intOption(ctx: CommandContext, name: string, fallback: number): 
   if (!Number.isInteger(n) || n < 1) throw new UsageError(`--${name}`, 'integer', say(ctx.lang, 'usage.integer', { name: `--${name}` }), { value: v });
   return n;
 }
+
+/** `--page` and `--page-size` for a list command; `what` names the items in the help. */
+export function pageOptions(what: string, max: number): Record<string, OptionSpec> {
+  return {
+    page: { type: 'string', value: 'n', description: 'Page number, from 1 (default 1)' },
+    'page-size': { type: 'string', value: 'n', description: `${what} per page (default 50, at most ${max})` },
+  };
+}
+
+/** The page asked for, the size capped at `max`. */
+export function pageOf(ctx: CommandContext, max: number): { page: number; pageSize: number } {
+  return { page: intOption(ctx, 'page', 1), pageSize: Math.min(max, intOption(ctx, 'page-size', 50)) };
+}

@@ -3,7 +3,7 @@
 // secret is printed by `add` and `rotate` only. Deliveries are made by the running server.
 import { DELIVERY_FILTERS, type DeliveryFilter } from '../../core/webhooks/deliveries.ts';
 import { record, table } from '../output.ts';
-import { companyOf, companyOption, intOption, type CommandGroup } from './command.ts';
+import { companyOf, companyOption, pageOf, pageOptions, type CommandGroup } from './command.ts';
 
 const endpointArg = { name: 'endpointId', required: true, description: 'The endpoint id (whe_…)' };
 
@@ -37,9 +37,9 @@ export const webhooks: CommandGroup = {
     {
       name: 'list',
       summary: "List a company's webhook endpoints (never their secrets)",
-      options: { company: companyOption, page: { type: 'string', value: 'n', description: 'Page, from 1' }, 'page-size': { type: 'string', value: 'n', description: 'Endpoints per page (default 50)' } },
+      options: { company: companyOption, ...pageOptions('Endpoints', 100) },
       run(ctx) {
-        const q = { page: intOption(ctx, 'page', 1), pageSize: Math.min(100, intOption(ctx, 'page-size', 50)) };
+        const q = pageOf(ctx, 100);
         const { data, total } = ctx.host.webhooks.endpoints.list(companyOf(ctx).id, q);
         const rows = data.map((e) => ({ ...e, topics: e.topics.join(','), enabled: e.enabled ? 'yes' : 'no' }));
         return {
@@ -85,13 +85,12 @@ export const webhooks: CommandGroup = {
       options: {
         company: companyOption,
         state: { type: 'string', value: 'state', choices: DELIVERY_FILTERS, description: `Only deliveries in this state: ${DELIVERY_FILTERS.join(', ')}` },
-        page: { type: 'string', value: 'n', description: 'Page, from 1' },
-        'page-size': { type: 'string', value: 'n', description: 'Deliveries per page (default 50)' },
+        ...pageOptions('Deliveries', 100),
       },
       run(ctx) {
         const company = companyOf(ctx);
         const ep = ctx.host.webhooks.endpoints.get(company.id, String(ctx.args.endpointId));
-        const q = { page: intOption(ctx, 'page', 1), pageSize: Math.min(100, intOption(ctx, 'page-size', 50)), state: ctx.opts.state as DeliveryFilter | undefined };
+        const q = { ...pageOf(ctx, 100), state: ctx.opts.state as DeliveryFilter | undefined };
         const { data, total } = ctx.host.webhooks.deliveries.list(ep.id, q);
         return {
           data: { data, total, page: q.page, pageSize: q.pageSize },
