@@ -6,6 +6,7 @@
 //   npx tsx bench/matcher.ts [--endpoints 10000] [--events 200000]
 import { pathToFileURL } from 'node:url';
 import { TopicMatcher } from '../core/events/matcher.ts';
+import { prng } from './lib/util.ts';
 import { parsePattern, patternMatches, type ParsedPattern } from '../core/events/patterns.ts';
 
 export interface MatcherBenchOptions {
@@ -26,15 +27,6 @@ export interface MatcherBenchResult {
   agree: boolean;
 }
 
-function prng(seed: number) {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = seed;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 export function runMatcherBench(options: MatcherBenchOptions = {}): MatcherBenchResult {
   const nEndpoints = options.endpoints ?? 10_000;

@@ -5,6 +5,7 @@
 import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import { signHeader } from '../core/webhooks/signature.ts';
+import { machineBusySeconds } from './lib/util.ts';
 import { SignerPool, encodeBatch, type SignItem } from '../core/webhooks/signer-pool.ts';
 // @ts-expect-error plain JS worker module without types
 import signBatch from '../core/webhooks/sign-worker.mjs';
@@ -33,16 +34,6 @@ function makeItems(kind: Kind, count: number): SignItem[] {
   });
 }
 
-/** Busy CPU seconds of the whole machine (Linux /proc/stat, 100 ticks/s), to tell how much others used. */
-function machineBusySeconds(): number | undefined {
-  try {
-    const f = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
-    const [user, nice, system, , , irq, softirq, steal] = f;
-    return (user + nice + system + irq + softirq + steal) / 100;
-  } catch {
-    return undefined;
-  }
-}
 
 /** CPU seconds of the main thread alone (Linux), the time signing takes from the event loop. */
 function mainThreadSeconds(): number {

@@ -3,6 +3,7 @@
 // with a LoadResult. Requests vary per request: list pages drawn from a seeded generator, or
 // invoice bodies naming a random existing customer.
 import { createRequire } from 'node:module';
+import { prng } from './util.ts';
 
 // autocannon ships no types; this is the part of its result these benches read.
 interface AutocannonResult {
@@ -46,15 +47,6 @@ export interface LoadResult {
   statusCodes: Record<string, number>;
 }
 
-function prng(seed: number) {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = seed;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** A valid invoice create body with two lines, as a client would send it. */
 export function invoiceBody(customerId: string, n: number): string {

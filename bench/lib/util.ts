@@ -145,3 +145,14 @@ export function machineLine(): string {
   const cpu = os.cpus()[0]?.model?.trim() ?? 'unknown CPU';
   return `commit ${revision()}, node ${process.version}, ${os.availableParallelism()} cores (${cpu}), ${os.platform()} ${os.release()}`;
 }
+
+/** A small seeded PRNG (mulberry32), so every run draws the same workload. */
+export function prng(seed: number) {
+  return () => {
+    seed = (seed + 0x6d2b79f5) | 0;
+    let t = seed;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
