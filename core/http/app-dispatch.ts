@@ -41,7 +41,8 @@ export function makeAppDispatch(deps: DispatchDeps) {
   const idemPut = host.storage.sqlite.prepare('INSERT INTO idempotency_keys (company_id, key_id, idem_key, request_hash, status, body, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)');
 
   return async function dispatch(request: FastifyRequest, reply: FastifyReply) {
-    const path = request.url.split('?')[0];
+    // The matched wildcard, not request.url: that may be percent-encoded or in absolute form.
+    const path = `/api/v1/${(request.params as { '*': string })['*']}`;
     // HEAD is a GET without a body, as for the host's own routes.
     const found = runtime.router.find(request.method === 'HEAD' ? 'GET' : request.method, path);
     if (!found) throw notFoundOrMethod(path, request.method, deps);

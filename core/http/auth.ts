@@ -46,7 +46,11 @@ export function installAuth(app: FastifyInstance, deps: AuthDeps): void {
     request.lang = pickLanguage(request.headers['accept-language']);
     reply.header('content-language', request.lang);
     deps.beforeEach();
-    if (!request.url.startsWith('/api/v1/') || request.routeOptions.config?.public) return;
+    // Decided from the route that matched, never from the raw URL: the router decodes
+    // percent-escapes and accepts absolute-form request lines, so `/%61pi/v1/…` or
+    // `http://host/api/v1/…` reach the same handlers as `/api/v1/…`.
+    const route = request.routeOptions.url;
+    if (route === undefined || !route.startsWith('/api/v1/') || request.routeOptions.config?.public) return;
 
     const auth = deps.keys.authenticate(bearerOf(request));
     if (typeof auth === 'string') {

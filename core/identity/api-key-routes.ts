@@ -34,8 +34,14 @@ export function apiKeyRoutes(r: CoreRoutes, deps: { keys: ApiKeys; audit: AuditL
     },
     async (req, reply) => {
       const body = req.body as { name?: string; role: Role; scopes: string[]; expiresAt?: string };
+      // Nobody grants more than they hold: a role up to their own, scopes within their own.
       if (!roleAtLeast(req.principal.role, body.role)) {
         throw new DiwanError('FORBIDDEN', [{ reason: 'role_above_own', requested: body.role, keyRole: req.principal.role }]);
+      }
+      const own = req.principal.scopes;
+      const beyond = own.includes('*') ? [] : body.scopes.filter((s) => !own.includes(s));
+      if (beyond.length) {
+        throw new DiwanError('FORBIDDEN', [{ reason: 'scope_beyond_own', requested: beyond, keyScopes: own }]);
       }
       const created = deps.sqlite.transaction(() => {
         const c = keys.create({ companyId: req.principal.companyId, ...body });
@@ -52,6 +58,12 @@ export function apiKeyRoutes(r: CoreRoutes, deps: { keys: ApiKeys; audit: AuditL
       const { id } = req.params as { id: string };
       const record = deps.sqlite.transaction(() => {
         const before = keys.get(req.principal.companyId, id);
+        if (!before) throw new DiwanError('NOT_FOUND', [{ resource: 'api-keys', id }]);
+        if (!roleAtLeast(req.principal.role, before.role)) {
+          throw new DiwanError('FORBIDDEN', [{ reason: 'role_above_own', keyRole: req.principal.role, targetRole: before.role }]);
+        }
+        // Revoking a revoked key changes nothing, so it records nothing.
+        if (before.revokedAt) return before;
         const after = keys.revoke(req.principal.companyId, id);
         audit.record({ companyId: req.principal.companyId, actor: actorOf(req.principal), appId: 'core', action: 'revoke', resource: 'api-keys', resourceId: id, before, after, requestId: req.id });
         return after;
