@@ -8,7 +8,7 @@ import { buildHost, type Host } from '../core/host.ts';
 import { REPO_ROOT } from '../core/apps/app-source.ts';
 
 interface SpecFamily { family: string; prefix: string; listed: string[]; further: number }
-const spec = JSON.parse(fs.readFileSync(path.resolve(REPO_ROOT, '../shared/spec/event-catalogue.json'), 'utf8')) as { families: number; events: number; catalogue: SpecFamily[] };
+const spec = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'test/data/event-catalogue.json'), 'utf8')) as { families: number; events: number; catalogue: SpecFamily[] };
 
 let host: Host;
 let full: { id: string; key: string };

@@ -21,7 +21,7 @@ interface SpecFamily {
   listed: string[];
   further: number;
 }
-const spec = JSON.parse(fs.readFileSync(path.resolve(root, '../shared/spec/event-catalogue.json'), 'utf8')) as {
+const spec = JSON.parse(fs.readFileSync(path.join(root, 'test/data/event-catalogue.json'), 'utf8')) as {
   families: number;
   events: number;
   catalogue: SpecFamily[];
