@@ -69,12 +69,12 @@ async function runHost(port: number): Promise<Result> {
     config: { dataDir: dir, webhooks: { ladder: [60], timeoutMs: 10_000, allowLoopback: true, allowPrivate: false, maxInFlightPerEndpoint: PER_ENDPOINT, rotationGraceSeconds: 0 } },
   });
   try {
-    const { company } = host.createCompany({ name: 'Bench', apps: ['invoicing'] });
+    const { company } = await host.createCompany({ name: 'Bench', apps: ['invoicing'] });
     const actor = { type: 'cli' as const, id: 'bench' };
     for (let e = 0; e < ENDPOINTS; e++) {
-      await host.webhooks.endpoints.create(company.id, { url: `http://127.0.0.1:${port}/hook/${e}`, topics: ['invoice.*'] }, actor);
+      await host.webhooks.endpoints.create({ companyId: company.id, actor, appId: 'core' }, { url: `http://127.0.0.1:${port}/hook/${e}`, topics: ['invoice.*'] });
     }
-    host.webhooks.dispatcher.fanOut(); // the endpoints' own audit events
+    await host.webhooks.dispatcher.fanOut(); // the endpoints' own audit events
 
     // Delivery time per delivery: wrap the log's record() (called once the response is in).
     const committed = new Map<string, number>();
@@ -86,14 +86,14 @@ async function runHost(port: number): Promise<Result> {
     const allDone = new Promise<void>((r) => (done = r));
     const deliveries = host.webhooks.deliveries;
     const recordMany = deliveries.recordMany.bind(deliveries);
-    const eventOf = host.storage.sqlite.prepare('SELECT event_id FROM webhook_deliveries WHERE id = ?').pluck();
-    deliveries.recordMany = (items) => {
-      recordMany(items);
+    const eventOf = async (id: string) => (await host.storage.db.get<{ e: string }>('SELECT event_id AS e FROM webhook_deliveries WHERE id = ?', [id]))!.e;
+    deliveries.recordMany = async (items) => {
+      await recordMany(items);
       const at = performance.now();
       for (const it of items) {
         if (it.result.ok) {
           delivered++;
-          latencies.push(at - committed.get(eventOf.get(it.deliveryId) as string)!);
+          latencies.push(at - committed.get(await eventOf(it.deliveryId))!);
         } else failed++;
       }
       if (delivered + failed === expected) done();
@@ -103,7 +103,7 @@ async function runHost(port: number): Promise<Result> {
     const started = performance.now();
     for (let i = 0; i < EVENTS; i++) {
       // One committed write per event, as a document write's transaction would emit it.
-      const ev = host.storage.sqlite.transaction(() => host.outbox.emit(company.id, 'invoice.created', sampleData(i)))();
+      const ev = await host.storage.db.transaction(() => host.outbox.emit(company.id, 'invoice.created', sampleData(i)));
       committed.set(ev.id, performance.now());
     }
     await allDone;

@@ -3,10 +3,14 @@ import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DiwanError } from '../core/errors/diwan-error.ts';
+import { DiwanError } from '../core/kernel/errors/diwan-error.ts';
 import { checkManifest } from '../core/apps/manifest-check.ts';
 import { readPackage, unpackTo } from '../core/apps/app-package.ts';
-import { newApp, packAppCommand, scaffoldResource, validateApp } from './app-author.ts';
+import * as tar from 'tar';
+import { diwanDependency, newApp, packAppCommand, scaffoldResource, validateApp } from './app-author.ts';
+import { isUsageError } from './output.ts';
+
+const REPO = path.resolve(import.meta.dirname, '..');
 
 let root: string;
 
@@ -37,12 +41,27 @@ describe('newApp', () => {
   it('scaffolds manifest, server, web page and test with the id filled in', () => {
     const { dir, files } = newApp('field-notes', root, { nameEn: 'Field Notes', nameAr: 'ملاحظات ميدانية' });
     expect(dir).toBe(path.join(root, 'field-notes'));
-    expect(files).toEqual(['field-notes.test.ts', 'manifest.json', 'server.ts', 'web/index.html']);
+    expect(files).toEqual(['.gitignore', 'field-notes.test.ts', 'manifest.json', 'package.json', 'server.ts', 'web/index.html']);
     for (const f of files) expect(fs.readFileSync(path.join(dir, f), 'utf8')).not.toMatch(/__[A-Z_]+__/);
+
+    // A complete npm project whose diwan is, by default, the diwan that scaffolded it.
+    const pkg = JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8'));
+    expect(pkg).toMatchObject({
+      name: 'field-notes',
+      private: true,
+      type: 'module',
+      scripts: { test: 'diwan app test', validate: 'diwan app validate', pack: 'diwan app pack --out dist/' },
+      devDependencies: { diwan: `file:${REPO}` },
+    });
+    expect(pkg.version).toBeUndefined();
+    expect(fs.readFileSync(path.join(dir, '.gitignore'), 'utf8').split('\n')).toEqual(expect.arrayContaining(['node_modules/', 'dist/']));
 
     const { manifest, problems } = checkManifest(JSON.parse(fs.readFileSync(path.join(dir, 'manifest.json'), 'utf8')));
     expect(problems).toEqual([]);
     expect(manifest).toMatchObject({ id: 'field-notes', name: { en: 'Field Notes', ar: 'ملاحظات ميدانية' }, server: 'server.ts', web: 'web' });
+    // Editors find the schema in the diwan the project installs.
+    expect(manifest!.$schema).toBe('./node_modules/diwan/manifests/manifest.schema.json');
+    expect(fs.existsSync(path.join(REPO, 'manifests/manifest.schema.json'))).toBe(true);
     const dt = manifest!.documentTypes![0];
     expect(dt).toMatchObject({ name: 'note', resource: 'field-notes-notes', states: ['draft', 'done'], initialState: 'draft' });
     expect(dt.fields.find((f) => f.name === 'title')).toMatchObject({ type: 'string', required: true });
@@ -50,7 +69,12 @@ describe('newApp', () => {
     expect(dt.transitions).toEqual([expect.objectContaining({ name: 'complete', from: ['draft'], to: 'done' })]);
     const family = manifest!.eventFamilies![0];
     expect(family.prefix).toBe('field-notes');
-    expect(family.topics.map((t) => t.topic)).toEqual(['field-notes.note.reminded']);
+    // Manifests v2: a document type emits only the topics whose source names it, so the scaffold declares them.
+    expect(family.topics.map((t) => [t.topic, t.source])).toEqual([
+      ['field-notes.note.created', { type: 'note', on: 'create' }],
+      ['field-notes.note.completed', { type: 'note', on: 'transition', transition: 'complete' }],
+      ['field-notes.note.reminded', { on: 'operation', operation: 'POST /field-notes-notes/:id/remind' }],
+    ]);
     expect(Object.keys(manifest!.strings.en).sort()).toEqual(Object.keys(manifest!.strings.ar).sort());
     expect(manifest!.permissions).toHaveLength(1);
     expect(manifest!.menu).toEqual([expect.objectContaining({ permission: 'field-notes-notes:read' })]);
@@ -72,6 +96,11 @@ describe('newApp', () => {
     expect(scaffoldResource('a'.repeat(40))).toBe('a'.repeat(40));
   });
 
+  it('writes the diwan dependency it is given', () => {
+    const { dir } = newApp('pinned-app', path.join(root, 'pinned'), { diwan: '^0.1.0' });
+    expect(JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8')).devDependencies).toEqual({ diwan: '^0.1.0' });
+  });
+
   it('refuses an invalid or reserved id and an existing folder', () => {
     for (const bad of ['Bad', '1abc', 'a', 'has space', 'under_score', 'x'.repeat(41)]) {
       const err = thrown(() => newApp(bad, root));
@@ -82,6 +111,57 @@ describe('newApp', () => {
     fs.mkdirSync(path.join(root, 'taken'));
     expect(thrown(() => newApp('taken', root)).code).toBe('CONFLICT');
     expect(fs.readdirSync(path.join(root, 'taken'))).toEqual([]);
+  });
+});
+
+describe('diwanDependency (app new --diwan)', () => {
+  function usage(value: string) {
+    try {
+      diwanDependency(value, root);
+    } catch (e) {
+      expect(isUsageError(e)).toBe(true);
+      return (e as DiwanError).details[0];
+    }
+    throw new Error(`expected --diwan "${value}" to be refused`);
+  }
+
+  it('defaults to the folder of the diwan that runs it', () => {
+    expect(diwanDependency(undefined, root)).toBe(`file:${REPO}`);
+  });
+
+  it('turns a diwan folder or packed tarball into an absolute file: spec, and keeps a range', async () => {
+    const rel = path.relative(root, REPO);
+    expect(diwanDependency(rel, root)).toBe(`file:${REPO}`);
+    expect(diwanDependency(`file:${rel}`, root)).toBe(`file:${REPO}`);
+    // What `npm pack` makes: the package under package/.
+    const stage = fs.mkdtempSync(path.join(root, 'npm-pack-'));
+    fs.mkdirSync(path.join(stage, 'package'));
+    fs.writeFileSync(path.join(stage, 'package/package.json'), JSON.stringify({ name: 'diwan', version: '0.1.0' }));
+    await tar.create({ gzip: true, file: path.join(root, 'diwan-0.1.0.tgz'), cwd: stage }, ['package']);
+    expect(diwanDependency('diwan-0.1.0.tgz', root)).toBe(`file:${path.join(root, 'diwan-0.1.0.tgz')}`);
+    expect(diwanDependency('^0.1.0', root)).toBe('^0.1.0');
+    expect(diwanDependency('0.1.0', root)).toBe('0.1.0');
+  });
+
+  it('refuses with a usage error on --diwan what is not diwan', async () => {
+    expect(usage('')).toMatchObject({ in: 'argv', pointer: '--diwan', rule: 'required' });
+    expect(usage('  ')).toMatchObject({ pointer: '--diwan', rule: 'required' });
+    expect(usage('latest')).toMatchObject({ pointer: '--diwan', rule: 'format', message: expect.stringContaining('"latest"') });
+    expect(usage('not a range!')).toMatchObject({ rule: 'format' });
+    expect(usage('./nowhere')).toMatchObject({ rule: 'notFound', message: expect.stringContaining(path.join(root, 'nowhere')) });
+    expect(usage('nowhere.tgz')).toMatchObject({ rule: 'notFound' });
+    // A folder or file that exists but is not diwan: another npm project, a text file, an app package.
+    const other = path.join(root, 'other-project');
+    fs.mkdirSync(other);
+    fs.writeFileSync(path.join(other, 'package.json'), JSON.stringify({ name: 'other' }));
+    expect(usage(other)).toMatchObject({ rule: 'notDiwan' });
+    fs.mkdirSync(path.join(root, 'empty-folder'));
+    expect(usage('empty-folder')).toMatchObject({ rule: 'notDiwan' });
+    fs.writeFileSync(path.join(root, 'notes.txt'), 'hello');
+    expect(usage('notes.txt')).toMatchObject({ rule: 'notDiwan' });
+    const { dir } = scaffold('packed-app');
+    const pkg = await packAppCommand(dir);
+    expect(usage(pkg.file)).toMatchObject({ rule: 'notDiwan', message: expect.stringContaining('is not diwan') });
   });
 });
 
@@ -174,6 +254,18 @@ describe('packAppCommand', () => {
     def.hooks.note.beforeCreate(doc, ctx);
     expect(doc.title).toBe('Call the supplier');
     expect(() => def.hooks.note.beforeCreate({ title: '   ' }, ctx)).toThrow(/VALIDATION_ERROR/);
+  });
+
+  it('writes into a folder given as --out (ending in a slash, or existing) under the default name', async () => {
+    const { dir } = scaffold('dist-app');
+    const res = await packAppCommand(dir, path.join(dir, 'dist') + '/');
+    expect(res.file).toBe(path.join(dir, 'dist', 'dist-app-0.1.0.diwan.tgz'));
+    expect(fs.existsSync(res.file)).toBe(true);
+    const again = await packAppCommand(dir, path.join(dir, 'dist'));
+    expect(again.file).toBe(res.file);
+    expect(again.hash).toBe(res.hash);
+    // The package holds the app, never the project around it (package.json, tests, dist/).
+    expect([...(await readPackage(res.file)).files.keys()].sort()).toEqual(['manifest.json', 'server.mjs', 'web/index.html']);
   });
 
   it('refuses to pack an app that does not validate', async () => {

@@ -7,10 +7,14 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Manifest } from '../manifests/manifest.schema.ts';
 import type { AppDefinition } from '../sdk/define-app.ts';
-import { DiwanError, fieldError } from '../core/errors/diwan-error.ts';
+import { DiwanError, fieldError } from '../core/kernel/errors/diwan-error.ts';
 import { checkManifest, docTypePermissions, type Problem } from '../core/apps/manifest-check.ts';
 import { bundleServer, importDefinition, packApp, sourceEntries, SERVER_BUNDLE, type PackResult } from '../core/apps/app-package.ts';
 import { CORE_PERMISSIONS } from '../core/identity/permissions.ts';
+import semver from 'semver';
+import * as tar from 'tar';
+import type { Lang } from '../core/kernel/i18n/i18n.ts';
+import { UsageError, say } from './output.ts';
 
 export const TEMPLATE_DIR = path.resolve(import.meta.dirname, 'templates/app');
 const REPO_ROOT = path.resolve(import.meta.dirname, '..');
@@ -25,6 +29,8 @@ export interface NewAppOptions {
   nameEn?: string;
   /** Arabic name; defaults to `تطبيق <English name>`. */
   nameAr?: string;
+  /** The `diwan` dev dependency of the scaffold's package.json (see `diwanDependency`); default: this diwan's folder. */
+  diwan?: string;
 }
 
 export interface NewAppResult {
@@ -33,9 +39,72 @@ export interface NewAppResult {
   files: string[];
 }
 
+/** The package.json of the diwan that runs this code. */
+function ownPackage(): { name: string; version: string } {
+  return JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')) as { name: string; version: string };
+}
+
 function hostRange(): string {
-  const pkg = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')) as { version: string };
-  return `^${pkg.version}`;
+  return `^${ownPackage().version}`;
+}
+
+/** The `name` in a packed npm tarball's package.json, or undefined when it has none (or is no tarball). */
+function tarballPackageName(file: string): string | undefined {
+  let name: string | undefined;
+  try {
+    tar.t({
+      file,
+      sync: true,
+      filter: (p) => p === 'package/package.json',
+      onReadEntry: (e) => {
+        const chunks: Buffer[] = [];
+        e.on('data', (c: Buffer) => chunks.push(c));
+        e.on('end', () => {
+          name = (JSON.parse(Buffer.concat(chunks).toString('utf8')) as { name?: string }).name;
+        });
+      },
+    });
+  } catch {
+    return undefined;
+  }
+  return name;
+}
+
+/**
+ * Turns `diwan app new --diwan <value>` into the dependency spec written in the scaffold's
+ * package.json. A path (a diwan checkout folder or an `npm pack` tarball of one, relative to
+ * `cwd`, `file:` optional) becomes an absolute `file:` spec, so the app folder can move; a
+ * semver range is kept as written (for a registry that has diwan). Without a value: this diwan's
+ * own folder, the one that runs the command. Anything else is a usage error naming `--diwan`.
+ */
+export function diwanDependency(value: string | undefined, cwd: string, lang: Lang = 'en'): string {
+  if (value === undefined) return `file:${REPO_ROOT}`;
+  const v = value.trim();
+  const refuse = (rule: string, key: Parameters<typeof say>[1], params: Record<string, unknown> = {}) => {
+    throw new UsageError('--diwan', rule, say(lang, key, { name: '--diwan', value: v, ...params }), { value });
+  };
+  if (!v) refuse('required', 'usage.required');
+  const raw = v.startsWith('file:') ? v.slice('file:'.length) : v;
+  const pathLike = v.startsWith('file:') || raw.startsWith('.') || path.isAbsolute(raw) || /[\\/]/.test(raw) || /\.(tgz|tar\.gz)$/.test(raw) || fs.existsSync(path.resolve(cwd, raw));
+  if (!pathLike) {
+    if (semver.validRange(v)) return v;
+    return refuse('format', 'author.diwanFormat');
+  }
+  const abs = path.resolve(cwd, raw);
+  const stat = fs.statSync(abs, { throwIfNoEntry: false });
+  if (!stat) return refuse('notFound', 'author.diwanMissing', { path: abs });
+  let name: string | undefined;
+  if (stat.isDirectory()) {
+    try {
+      name = (JSON.parse(fs.readFileSync(path.join(abs, 'package.json'), 'utf8')) as { name?: string }).name;
+    } catch {
+      name = undefined;
+    }
+  } else if (/\.(tgz|tar\.gz)$/.test(abs)) {
+    name = tarballPackageName(abs);
+  }
+  if (name !== ownPackage().name) return refuse('notDiwan', 'author.diwanNotDiwan', { path: abs });
+  return `file:${abs}`;
 }
 
 /** The document type's resource: unique to the app so that two scaffolded apps never share a route. */
@@ -62,9 +131,10 @@ function templateFiles(dir: string, prefix = ''): string[] {
 }
 
 /**
- * Scaffolds `<parentDir>/<id>/` from `cli/templates/app/`: manifest.json, server.ts,
- * web/index.html and `<id>.test.ts`. Refuses an id the manifest schema would refuse (or one the
- * host reserves) and an existing folder.
+ * Scaffolds `<parentDir>/<id>/` from `cli/templates/app/`: a complete npm project (package.json
+ * whose `npm test` runs `diwan app test`, .gitignore, tsconfig.json) holding manifest.json,
+ * server.ts, web/index.html and `<id>.test.ts`. Refuses an id the manifest schema would refuse
+ * (or one the host reserves) and an existing folder.
  */
 export function newApp(id: string, parentDir: string, opts: NewAppOptions = {}): NewAppResult {
   if (typeof id !== 'string' || !APP_ID.test(id)) {
@@ -84,12 +154,14 @@ export function newApp(id: string, parentDir: string, opts: NewAppOptions = {}):
     APP_FAMILY: nameEn.toLowerCase(),
     RESOURCE: scaffoldResource(id),
     HOST_RANGE: hostRange(),
+    DIWAN_SPEC: opts.diwan ?? diwanDependency(undefined, parentDir),
   };
 
   // Render everything in memory first, so a refusal leaves nothing behind.
   const out = new Map<string, string>();
   for (const rel of templateFiles(TEMPLATE_DIR)) {
-    const target = render(rel.replace(/\.tmpl$/, ''), values, (s) => s);
+    // `dot-x` stands for `.x`: npm pack would drop a .gitignore from diwan's own tarball.
+    const target = render(rel.replace(/\.tmpl$/, '').replace(/(^|\/)dot-/, '$1.'), values, (s) => s);
     const text = fs.readFileSync(path.join(TEMPLATE_DIR, rel), 'utf8');
     out.set(target, render(text, values, escapeFor[path.extname(target)] ?? ((s) => s)));
   }
@@ -213,10 +285,18 @@ export interface PackCommandResult extends PackResult {
   bytes: number;
 }
 
-/** `diwan app pack <dir> [--out file]`: validates (refusing with every problem), then packs. */
-export async function packAppCommand(dir: string, outFile?: string): Promise<PackCommandResult> {
-  const { ok, problems } = await validateApp(dir);
-  if (!ok) throw new DiwanError('MANIFEST_INVALID', problems as never, { count: problems.length });
+/**
+ * `diwan app pack [dir] [--out file|folder/]`: validates (refusing with every problem), then
+ * packs. An `out` ending in a separator, or naming an existing folder, gets the default file
+ * name `<id>-<version>.diwan.tgz` inside it (so an app's `npm run pack` can write to `dist/`).
+ */
+export async function packAppCommand(dir: string, out?: string): Promise<PackCommandResult> {
+  const { ok, problems, manifest } = await validateApp(dir);
+  if (!ok || !manifest) throw new DiwanError('MANIFEST_INVALID', problems as never, { count: problems.length });
+  let outFile = out === undefined ? undefined : path.resolve(out);
+  if (outFile && (/[\\/]$/.test(out!) || fs.statSync(outFile, { throwIfNoEntry: false })?.isDirectory())) {
+    outFile = path.join(outFile, `${manifest.id}-${manifest.version}.diwan.tgz`);
+  }
   const res = await packApp(dir, outFile);
   return { ...res, bytes: (await fsp.stat(res.file)).size };
 }

@@ -1,7 +1,8 @@
 // The `diwan` command as an operator runs it: `node cli/bin.js … --json` in a child process on
-// a temporary DATA_DIR. Each command that touches the database boots the host (about two
-// seconds with every first-party app), so the steps share one data folder and run in order.
-import { execFile, spawn } from 'node:child_process';
+// a temporary DATA_DIR. Commands that involve apps boot the host (seconds, with every
+// first-party app); the others open the database only. The steps share one data folder and
+// run in order.
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -20,11 +21,15 @@ interface Run {
 }
 
 function diwan(...args: string[]): Promise<Run> {
+  return diwanWith({}, ...args);
+}
+
+function diwanWith(env: Record<string, string>, ...args: string[]): Promise<Run> {
   return new Promise((resolve, reject) => {
     execFile(
       process.execPath,
       [BIN, ...args],
-      { env: { ...process.env, DATA_DIR: dataDir, DIWAN_LANG: '' }, timeout: 60_000, cwd: work, maxBuffer: 16 * 1024 * 1024 },
+      { env: { ...process.env, DATA_DIR: dataDir, DIWAN_LANG: '', ...env }, timeout: 60_000, cwd: work, maxBuffer: 16 * 1024 * 1024 },
       (err, stdout, stderr) => {
         if (err && typeof err.code !== 'number') return reject(err);
         let json: unknown;
@@ -81,6 +86,42 @@ describe('diwan (no host needed)', () => {
   });
 });
 
+/** The modules a file loads before it runs (static imports and re-exports, not `import type`, not `import()`), followed through relative paths. */
+function staticGraph(entry: string): { files: string[]; packages: string[] } {
+  const IMPORT = /^\s*(?:import|export)\s+(?!type\b)(?:[^'";]*?\sfrom\s+)?['"]([^'"]+)['"]/gm;
+  const files = new Set<string>();
+  const packages = new Set<string>();
+  const todo = [path.resolve(entry)];
+  while (todo.length) {
+    const f = todo.pop()!;
+    if (files.has(f)) continue;
+    files.add(f);
+    for (const m of fs.readFileSync(f, 'utf8').matchAll(IMPORT)) {
+      if (m[1].startsWith('.')) todo.push(path.resolve(path.dirname(f), m[1]));
+      else if (!m[1].startsWith('node:')) packages.add(m[1]);
+    }
+  }
+  const root = path.resolve(import.meta.dirname, '..');
+  return { files: [...files].map((f) => path.relative(root, f).split(path.sep).join('/')).sort(), packages: [...packages].sort() };
+}
+
+describe('what a command loads (issue 8, item 14: read commands answer fast)', () => {
+  it('every run loads only the command table: no host, no apps, no driver, no i18next', () => {
+    const { files, packages } = staticGraph(path.join(import.meta.dirname, 'main.ts'));
+    expect(packages).toEqual([]);
+    expect(files.filter((f) => !f.startsWith('cli/'))).not.toContainEqual(expect.stringMatching(/^core\/(host|apps|http|openapi|storage\/(open|sqlite))|^manifests\/|^sdk\//));
+  });
+
+  it('the light commands open the database and the small domain services only', () => {
+    const { files, packages } = staticGraph(path.join(import.meta.dirname, 'services.ts'));
+    expect(packages).toEqual(['better-sqlite3']);
+    expect(files).toContain('core/storage/open.ts');
+    // The webhooks domain (address guard, ipaddr.js, topic patterns) loads only for the webhooks commands.
+    expect(files).not.toContain('core/webhooks/endpoints.ts');
+    expect(files).not.toContainEqual(expect.stringMatching(/^core\/(host|apps|http|openapi)|^manifests\/|^sdk\//));
+  });
+});
+
 describe('diwan on a data folder', { timeout: 90_000 }, () => {
   let companyId: string;
   let key: string;
@@ -129,21 +170,28 @@ describe('diwan on a data folder', { timeout: 90_000 }, () => {
     expect(r.json).toEqual({ error: { code: 'NOT_FOUND', message: 'غير موجود.', details: [{ resource: 'api-keys', id: 'nosuchkey' }] } });
   });
 
-  it('installs an app folder as a package, and audits every step as the CLI operator', async () => {
-    const src = path.join(work, 'src', 'tally');
+  /** An app source folder with one document type; `fields` beyond `label` make a later version. */
+  function appFolder(id: string, version: string, resource: string, extraFields: Record<string, unknown>[] = []): string {
+    const src = path.join(work, 'src', `${id}-${version}`);
     fs.mkdirSync(src, { recursive: true });
     fs.writeFileSync(path.join(src, 'manifest.json'), JSON.stringify({
-      id: 'tally', version: '1.0.0', host: '^0.1.0',
+      id, version, host: '^0.1.0',
       name: { en: 'Tally', ar: 'العدّاد' }, description: { en: 'Counts things.', ar: 'يعدّ الأشياء.' },
       strings: { en: {}, ar: {} },
-      documentTypes: [{ name: 'count', resource: 'tally-counts', idPrefix: 'cnt', label: { en: 'Count', ar: 'عدد' }, fields: [{ name: 'label', type: 'string', required: true }] }],
-      eventFamilies: [{ family: 'tally', prefix: 'tally', label: { en: 'Tally', ar: 'العدّاد' }, topics: [] }],
+      documentTypes: [{ name: 'count', resource, idPrefix: 'cnt', label: { en: 'Count', ar: 'عدد' }, fields: [{ name: 'label', type: 'string', required: true }, ...extraFields] }],
+      eventFamilies: [{ family: id, prefix: id, label: { en: 'Tally', ar: 'العدّاد' }, topics: [] }],
     }));
-    const r = await diwan('apps', 'install', src, '--company', companyId, '--json');
+    return src;
+  }
+
+  it('installs an app folder as a package, and audits every step as the CLI operator', async () => {
+    const r = await diwan('apps', 'install', appFolder('tally', '1.0.0', 'tally-counts'), '--company', companyId, '--json');
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     expect(r.json).toMatchObject({ package: { id: 'tally', version: '1.0.0', replaced: false }, installed: ['tally'], app: { appId: 'tally', state: 'enabled' } });
-    expect(fs.existsSync(path.join(dataDir, 'apps', 'tally', 'manifest.json'))).toBe(true);
+    // Stored in the database and unpacked per content hash (issue 9: every process loads the same bytes).
+    expect(r.json.package.dir).toBe(path.join(dataDir, 'apps', `tally-${r.json.package.hash.slice(0, 16)}`));
+    expect(fs.existsSync(path.join(r.json.package.dir, 'manifest.json'))).toBe(true);
 
     const audit = await diwan('audit', 'list', '--company', companyId, '--json');
     expect(audit.code).toBe(0);
@@ -154,13 +202,70 @@ describe('diwan on a data folder', { timeout: 90_000 }, () => {
     expect(new Set(audit.json.data.map((e: { actor: unknown }) => JSON.stringify(e.actor)))).toEqual(new Set([JSON.stringify({ type: 'cli', id: 'operator' })]));
   });
 
-  it('starts the server on the same data, where the key works', async () => {
-    const child = spawn(process.execPath, [BIN, 'start', '--json', '--port', '0', '--host', '127.0.0.1'], { env: { ...process.env, DATA_DIR: dataDir }, cwd: work });
-    const killer = setTimeout(() => child.kill('SIGKILL'), 60_000);
-    try {
+  it('revokes a key once: a second revoke says so and records nothing (issue 8, item 16)', async () => {
+    const other = await diwan('keys', 'create', '--company', companyId, '--role', 'Viewer', '--scopes', 'invoices', '--json');
+    const first = await diwan('keys', 'revoke', other.json.id, '--company', companyId, '--json');
+    expect(first.code).toBe(0);
+    expect(first.json).toMatchObject({ id: other.json.id, alreadyRevoked: false });
+    expect(first.json.revokedAt).toEqual(expect.any(String));
+
+    const again = await diwan('keys', 'revoke', other.json.id, '--company', companyId);
+    expect(again.code).toBe(0);
+    expect(again.stdout).toContain('already revoked');
+    const json = await diwan('keys', 'revoke', other.json.id, '--company', companyId, '--json');
+    expect(json.json).toMatchObject({ id: other.json.id, revokedAt: first.json.revokedAt, alreadyRevoked: true });
+
+    const audit = await diwan('audit', 'list', '--company', companyId, '--resource', 'api-keys', '--action', 'revoke', '--json');
+    expect(audit.json.data.map((e: { resourceId: string }) => e.resourceId)).toEqual([other.json.id]);
+  });
+
+  it('disables and enables a webhook endpoint by hand, and rotates the key that seals signing secrets', async () => {
+    // A key file of this test's own: the rotation must not touch the run's shared one.
+    const keyFile = path.join(work, 'secret-keys.json');
+    const env = { DIWAN_KEY_FILE: keyFile, DIWAN_WEBHOOK_ALLOW_LOOPBACK: '1' };
+    const added = await diwanWith(env, 'webhooks', 'add', '--company', companyId, '--url', 'http://127.0.0.1:9/hook', '--topics', 'invoice.*', '--json');
+    expect(added.code, added.stderr).toBe(0);
+    const id = added.json.id;
+
+    const off = await diwanWith(env, 'webhooks', 'disable', id, '--company', companyId, '--json');
+    expect(off.json).toMatchObject({ id, enabled: false, disabledReason: 'manual' });
+    const on = await diwanWith(env, 'webhooks', 'enable', id, '--company', companyId, '--json');
+    expect(on.json).toMatchObject({ id, enabled: true, disabledReason: null });
+
+    const before = JSON.parse(fs.readFileSync(keyFile, 'utf8'));
+    expect(before.keys).toHaveLength(1);
+    const rotated = await diwanWith(env, 'secrets', 'rotate-key', '--json');
+    expect(rotated.code, rotated.stderr).toBe(0);
+    expect(rotated.json).toMatchObject({ keyFile, resealed: 1, keyIds: [before.keys[0].id, rotated.json.keyId] });
+    const after = JSON.parse(fs.readFileSync(keyFile, 'utf8'));
+    expect(after.current).toBe(rotated.json.keyId);
+    // The re-sealed secret opens with the new ring: rotating the endpoint's secret reads it (the previous one keeps signing).
+    const secret = await diwanWith(env, 'webhooks', 'rotate', id, '--company', companyId, '--json');
+    expect(secret.code, secret.stderr).toBe(0);
+    expect(secret.json.secret).toMatch(/^whsec_/);
+    expect(secret.json.previousSecretValidUntil).toEqual(expect.any(String));
+    // Keys given in the environment are rotated there, not by the CLI: a clear refusal.
+    const refused = await diwanWith({ DIWAN_SECRET_KEY: before.keys[0].key }, 'secrets', 'rotate-key', '--json');
+    expect(refused.code).toBe(1);
+    expect(refused.json.error).toMatchObject({ code: 'CONFLICT', details: [{ reason: 'no_key_file' }] });
+    expect(refused.json.error.message).toContain('DIWAN_SECRET_KEY');
+    await diwanWith(env, 'webhooks', 'remove', id, '--company', companyId, '--json');
+  });
+
+  describe('with the server running on the same data', { timeout: 90_000 }, () => {
+    let child: ChildProcess | undefined;
+    let url: string;
+    afterAll(() => {
+      child?.kill('SIGKILL');
+    });
+    const api = (p: string) => fetch(`${url}${p}`, { headers: { authorization: `Bearer ${key}`, 'x-company-id': companyId }, signal: AbortSignal.timeout(10_000) });
+
+    it('starts the server on the same data, where the key works', async () => {
+      child = spawn(process.execPath, [BIN, 'start', '--json', '--port', '0', '--host', '127.0.0.1'], { env: { ...process.env, DATA_DIR: dataDir }, cwd: work });
+      const started = child;
       const info = await new Promise<{ url: string; dataDir: string }>((resolve, reject) => {
         let out = '';
-        child.stdout.on('data', (d) => {
+        started.stdout!.on('data', (d) => {
           out += d;
           try {
             resolve(JSON.parse(out));
@@ -168,19 +273,57 @@ describe('diwan on a data folder', { timeout: 90_000 }, () => {
             /* not complete yet */
           }
         });
-        child.on('exit', (code) => reject(new Error(`start exited with ${code}`)));
+        started.on('exit', (code) => reject(new Error(`start exited with ${code}`)));
       });
       expect(info.dataDir).toBe(dataDir);
       expect(info.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
-      const res = await fetch(`${info.url}/api/v1/company`, { headers: { authorization: `Bearer ${key}`, 'x-company-id': companyId }, signal: AbortSignal.timeout(10_000) });
+      url = info.url;
+      const res = await api('/api/v1/company');
       expect(res.status).toBe(200);
       expect(await res.json()).toMatchObject({ data: { id: companyId, name: 'Acme', currency: 'SAR' } });
-      const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-      child.kill('SIGTERM');
+    });
+
+    it('an app the CLI installs answers on the running server within a second, no restart (issue 9)', async () => {
+      expect((await api('/api/v1/memo-counts')).status).toBe(404);
+      const r = await diwan('apps', 'install', appFolder('memo', '1.0.0', 'memo-counts'), '--company', companyId);
+      expect(r.stderr).toBe('');
+      expect(r.code).toBe(0);
+      expect(r.stdout).toContain('loads it within a second');
+      const deadline = performance.now() + 1000;
+      let status = 0;
+      while (performance.now() < deadline) {
+        status = (await api('/api/v1/memo-counts')).status;
+        if (status === 200) break;
+        await new Promise((done) => setTimeout(done, 50));
+      }
+      expect(status).toBe(200);
+      const openapi = await (await fetch(`${url}/api/v1/openapi.json`)).json();
+      expect(Object.keys(openapi.paths)).toContain('/api/v1/memo-counts');
+    });
+
+    it('apps upgrade shows the fields a new version adds, then applies it (issue 8, item 16)', async () => {
+      const offered = await diwan('apps', 'install', appFolder('tally', '1.1.0', 'tally-counts', [{ name: 'note', type: 'string' }]), '--company', companyId, '--json');
+      expect(offered.code).toBe(0);
+      expect(offered.json).toMatchObject({ package: { id: 'tally', version: '1.1.0', replaced: true, previousVersion: '1.0.0' }, installed: [], app: { appId: 'tally', version: '1.0.0' }, upgradeAvailable: true });
+
+      const plan = await diwan('apps', 'upgrade', 'tally', '--company', companyId);
+      expect(plan.code).toBe(0);
+      expect(plan.stdout).toContain('1.0.0 → 1.1.0');
+      expect(plan.stdout).toContain('fields:');
+      expect(plan.stdout).toContain('+ count.note');
+      expect(plan.stdout).not.toContain('(no changes)');
+
+      const applied = await diwan('apps', 'upgrade', 'tally', '--company', companyId, '--yes', '--json');
+      expect(applied.code).toBe(0);
+      expect(applied.json).toMatchObject({ applied: true, plan: { from: '1.0.0', to: '1.1.0', fields: { added: ['count.note'], removed: [], changed: [] } }, app: { appId: 'tally', version: '1.1.0' } });
+    });
+
+    it('stops on SIGTERM with exit code 0', async () => {
+      const running = child!;
+      const exited = new Promise<number | null>((resolve) => running.once('exit', (code) => resolve(code)));
+      running.kill('SIGTERM');
       expect(await exited).toBe(0);
-    } finally {
-      clearTimeout(killer);
-      child.kill('SIGKILL');
-    }
+      child = undefined;
+    });
   });
 });

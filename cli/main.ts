@@ -1,15 +1,20 @@
 // The `diwan` command: `diwan <group> [<command>] [args] [options]`. Like Frappe's bench, it
-// works directly on the host's database: it builds the host in-process on `--data-dir`
-// (without listening), runs one command, closes the host. `--json` prints exactly one JSON
-// document on stdout: the data, or `{ error: { code, message, details } }` (exit 1; a usage
-// mistake exits 2 with a VALIDATION_ERROR).
+// works directly on the host's database (`--data-dir`), one command per run. A command opens
+// only what it needs: the database with the small domain services for lists and keys (fast), or
+// the whole host with every app (not listening) for what involves apps; main.ts closes what was
+// opened. `--json` prints exactly one JSON document on stdout: the data, or
+// `{ error: { code, message, details } }` (exit 1; a usage mistake exits 2 with a VALIDATION_ERROR).
+//
+// Every command module is loaded on every run, so this file and they import nothing heavy: the
+// host (fastify, the manifests, the runtime), the storage driver and i18next load on demand.
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { createTranslator, LANGUAGES, type Lang, type Translator } from '../core/i18n/i18n.ts';
+import type { Lang, Translator } from '../core/kernel/i18n/i18n.ts';
 import type { Host } from '../core/host.ts';
+import type { LightServices } from './services.ts';
 import { UsageError, envelope, exitCodeOf, json, say, write } from './output.ts';
-import { CLI_ACTOR, type Command, type CommandGroup, type CommandResult, type OptionSpec } from './commands/command.ts';
+import { CLI_ACTOR, type Command, type CommandContext, type CommandGroup, type CommandResult, type OptionSpec } from './commands/command.ts';
 import { start } from './commands/start.ts';
 import { companies } from './commands/companies.ts';
 import { keys } from './commands/keys.ts';
@@ -19,8 +24,14 @@ import { permissions } from './commands/permissions.ts';
 import { app } from './commands/app.ts';
 import { events } from './commands/events.ts';
 import { webhooks } from './commands/webhooks.ts';
+import { listen } from './commands/listen.ts';
+import { users } from './commands/users.ts';
+import { secrets } from './commands/secrets.ts';
 
-export const GROUPS: CommandGroup[] = [start, companies, keys, apps, audit, permissions, events, webhooks, app];
+/** The languages of core/kernel/i18n (not imported from there: it loads i18next). */
+const LANGUAGES = ['en', 'ar'] as const satisfies readonly Lang[];
+
+export const GROUPS: CommandGroup[] = [start, companies, users, keys, apps, audit, permissions, events, webhooks, listen, secrets, app];
 
 const GLOBAL_OPTIONS: Record<string, OptionSpec> = {
   'data-dir': { type: 'string', value: 'dir', description: 'The host data folder (default: env DATA_DIR or ./data)' },
@@ -126,7 +137,8 @@ export async function run(argv: string[], env: NodeJS.ProcessEnv = process.env):
   const langValue = typeof v.lang === 'string' ? v.lang : env.DIWAN_LANG;
   const lang: Lang = LANGUAGES.includes(langValue as Lang) ? (langValue as Lang) : 'en';
   let tr: Translator | undefined;
-  let host: Host | undefined;
+  let host: Promise<Host> | undefined;
+  let light: Promise<LightServices> | undefined;
   let keepAlive = false;
 
   const print = async (r: { data: unknown; text?: string }) => {
@@ -189,17 +201,29 @@ export async function run(argv: string[], env: NodeJS.ProcessEnv = process.env):
     }
 
     const dataDir = path.resolve(String(values['data-dir'] ?? env.DATA_DIR ?? './data'));
-    if (cmd!.host !== false) {
-      const { buildHost } = await import('../core/host.ts');
-      host = await buildHost({ config: { dataDir }, logger: false });
-      tr = host.tr;
-    }
-    const result: CommandResult = await cmd!.run({ host: host as Host, args, opts: values, lang, json: asJson, dataDir, actor: CLI_ACTOR });
+    const ctx: CommandContext = {
+      services: async (needs = {}) => {
+        if (host) return host;
+        light ??= import('./services.ts').then((m) => m.openServices(dataDir, needs));
+        const s = await light;
+        await s.load(needs);
+        return s;
+      },
+      host: () =>
+        (host ??= import('../core/host.ts').then(async ({ buildHost }) => {
+          const h = await buildHost({ config: { dataDir }, logger: false });
+          tr = h.tr;
+          return h;
+        })),
+      args, opts: values, lang, json: asJson, dataDir, actor: CLI_ACTOR,
+    };
+    const result: CommandResult = await cmd!.run(ctx);
     keepAlive = !!result.keepAlive;
     if (result.data !== null || result.text) await print(result);
     return { exitCode: 0, keepAlive };
   } catch (err) {
-    const env_ = envelope(err, lang, (tr ??= createTranslator()));
+    tr ??= (await import('../core/kernel/i18n/i18n.ts')).createTranslator();
+    const env_ = envelope(err, lang, tr);
     if (asJson) await write(process.stdout, json(env_));
     else {
       const details = env_.error.details.map((d) => `  - ${Object.entries(d).map(([k, x]) => `${k}: ${typeof x === 'object' ? JSON.stringify(x) : String(x)}`).join(', ')}`);
@@ -208,12 +232,19 @@ export async function run(argv: string[], env: NodeJS.ProcessEnv = process.env):
     }
     return { exitCode: exitCodeOf(err), keepAlive: false };
   } finally {
-    if (host && !keepAlive) await host.close();
+    // A host or database that failed to open has nothing to close.
+    const opened = await Promise.allSettled([light, keepAlive ? undefined : host]);
+    for (const o of opened) if (o.status === 'fulfilled' && o.value) await o.value.close();
   }
 }
 
 /** The process entry (cli/bin.js): runs the command line, then exits unless the command keeps running. */
 export async function main(argv = process.argv.slice(2)): Promise<void> {
+  // `diwan permissions | head`: the reader left; stop quietly rather than with an EPIPE stack.
+  process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code === 'EPIPE') process.exit(0);
+    throw err;
+  });
   const outcome = await run(argv);
   if (!outcome.keepAlive) process.exit(outcome.exitCode);
 }

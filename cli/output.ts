@@ -1,9 +1,9 @@
 // What the CLI prints. With `--json`: exactly one JSON document on stdout — the data on
 // success, `{ error: { code, message, details } }` on failure. Without it: text and tables.
 // Errors are the host's own DiwanErrors, their message in the `--lang` language.
-import { DiwanError } from '../core/errors/diwan-error.ts';
-import { errorCodes } from '../core/errors/codes.ts';
-import type { Lang, Translator } from '../core/i18n/i18n.ts';
+import { DiwanError } from '../core/kernel/errors/diwan-error.ts';
+import { errorCodes } from '../core/kernel/errors/codes.ts';
+import type { Lang, Translator } from '../core/kernel/i18n/i18n.ts';
 
 /**
  * A mistake in how the command was called (unknown option, missing argument): exit code 2.
@@ -35,11 +35,12 @@ const strings = {
     'companies.none': 'No companies yet. Create one with: diwan companies create --name <name>',
     'keys.created': 'API key {{id}} created for {{company}} ({{role}}). This is the only time the full key is shown:',
     'keys.revoked': 'API key {{id}} revoked at {{at}}.',
+    'keys.alreadyRevoked': 'API key {{id}} was already revoked (at {{at}}); nothing changed.',
     'keys.none': 'No API keys in this company.',
     'apps.installed': 'Installed in {{company}}: {{apps}}',
     'apps.packaged': 'Package {{id}} {{version}} is now available on this host ({{hash}}){{replaced}}.',
     'apps.replacedNote': ', replacing the previous version',
-    'apps.restartNote': 'A running server loads new packages when it restarts.',
+    'apps.liveNote': 'A server running on this data folder loads it within a second.',
     'apps.upgradeNote': '{{id}} is installed in {{company}} at {{installed}}; see the plan with: diwan apps upgrade {{id}} --company {{company}}',
     'apps.state': '{{id}} is now {{state}} in {{company}}.',
     'apps.purged': '{{id}} purged from {{company}}: {{count}} documents removed.',
@@ -51,6 +52,15 @@ const strings = {
     'author.created': 'App {{id}} created in {{dir}}',
     'author.valid': '{{dir}} is a valid app.',
     'author.packed': 'Packed {{id}} {{version}} into {{file}} (sha256 {{hash}})',
+    'author.next': 'Next: cd {{dir}} && npm install && npm test',
+    'author.diwanFormat': '{{name}} must be a diwan folder, a packed diwan .tgz or a version range, not "{{value}}"',
+    'author.diwanMissing': '{{name}}: {{path}} does not exist',
+    'author.diwanNotDiwan': '{{name}}: {{path}} is not diwan (a folder or .tgz whose package.json is named "diwan")',
+    'author.tested': 'All {{passed}} tests of {{id}} passed.',
+    'author.testsFailed': '{{failed}} of {{total}} tests failed',
+    'author.noTests': 'no test file (*.test.ts) in {{dir}}',
+    'author.noFolder': '{{path}} is not a folder',
+    'author.runFailed': 'the test run failed; see its report',
     'start.listening': 'Diwan is listening on {{url}} (data in {{dataDir}})',
   },
   ar: {
@@ -67,11 +77,12 @@ const strings = {
     'companies.none': 'لا توجد شركات بعد. أنشئ واحدة بالأمر: diwan companies create --name <name>',
     'keys.created': 'أُنشئ المفتاح {{id}} للشركة {{company}} ({{role}}). هذه هي المرة الوحيدة التي يظهر فيها المفتاح كاملًا:',
     'keys.revoked': 'أُلغي المفتاح {{id}} في {{at}}.',
+    'keys.alreadyRevoked': 'المفتاح {{id}} ملغى من قبل (في {{at}})؛ لم يتغير شيء.',
     'keys.none': 'لا توجد مفاتيح في هذه الشركة.',
     'apps.installed': 'ثُبّت في {{company}}: {{apps}}',
     'apps.packaged': 'الحزمة {{id}} {{version}} متاحة الآن على هذا الخادم ({{hash}}){{replaced}}.',
     'apps.replacedNote': '، بدلًا من الإصدار السابق',
-    'apps.restartNote': 'يحمّل الخادم العامل الحزم الجديدة عند إعادة تشغيله.',
+    'apps.liveNote': 'يحمّلها الخادم العامل على مجلد البيانات هذا خلال ثانية.',
     'apps.upgradeNote': '{{id}} مثبت في {{company}} بالإصدار {{installed}}؛ اعرض خطة الترقية بالأمر: diwan apps upgrade {{id}} --company {{company}}',
     'apps.state': 'أصبحت حالة {{id}} في {{company}}: {{state}}.',
     'apps.purged': 'حُذفت بيانات {{id}} من {{company}}: {{count}} مستندًا.',
@@ -83,6 +94,15 @@ const strings = {
     'author.created': 'أُنشئ التطبيق {{id}} في {{dir}}',
     'author.valid': '{{dir}} تطبيق صالح.',
     'author.packed': 'حُزم {{id}} {{version}} في {{file}} (sha256 {{hash}})',
+    'author.next': 'التالي: cd {{dir}} && npm install && npm test',
+    'author.diwanFormat': 'يجب أن تكون قيمة {{name}} مجلد ديوان أو حزمة ديوان ‎.tgz أو نطاق إصدارات، لا "{{value}}"',
+    'author.diwanMissing': '{{name}}: المسار {{path}} غير موجود',
+    'author.diwanNotDiwan': '{{name}}: المسار {{path}} ليس ديوان (مجلد أو ملف ‎.tgz اسم الحزمة في package.json فيه "diwan")',
+    'author.tested': 'نجحت اختبارات {{id}} كلها ({{passed}}).',
+    'author.testsFailed': 'أخفق {{failed}} من {{total}} اختبارًا',
+    'author.noTests': 'لا يوجد ملف اختبار (*.test.ts) في {{dir}}',
+    'author.noFolder': '{{path}} ليس مجلدًا',
+    'author.runFailed': 'أخفق تشغيل الاختبارات؛ راجع تقريره',
     'start.listening': 'ديوان يستمع على {{url}} (البيانات في {{dataDir}})',
   },
 } as const satisfies Record<Lang, Record<string, string>>;

@@ -1,11 +1,46 @@
 // `npm start`: the host on PORT (default 3000) with its database under DATA_DIR (default
-// ./data), created and migrated on first start.
-import { buildHost } from './host.ts';
+// ./data), created and migrated on first start. A start that cannot succeed (a wrong setting,
+// a busy port) stops with one line saying why and a non-zero exit code.
+import type { AddressInfo } from 'node:net';
+import { buildHost, type Host } from './host.ts';
+import { loadConfig, type HostConfig } from './kernel/config.ts';
+import { startFailureLine } from './start-failure.ts';
+import { consoleBundle } from './http/console-bundle.ts';
 
-const host = await buildHost({ logger: true });
-const { port, host: address, dataDir } = host.config;
-await host.app.listen({ port, host: address });
-host.app.log.info(`Diwan is listening on http://localhost:${port} (data in ${dataDir}); API at /api/v1, OpenAPI at /api/v1/openapi.json`);
+function fail(err: unknown, config?: HostConfig): never {
+  const line = startFailureLine(err, config);
+  console.error(line ? `diwan: ${line}` : err);
+  process.exit(1);
+}
+
+let config: HostConfig;
+let host: Host;
+try {
+  config = loadConfig();
+} catch (err) {
+  fail(err);
+}
+try {
+  host = await buildHost({ logger: true, config });
+} catch (err) {
+  fail(err, config);
+}
+try {
+  await host.app.listen({ port: config.port, host: config.host });
+} catch (err) {
+  await host.close().catch(() => {});
+  fail(err, config);
+}
+// The port actually bound, which differs from PORT when PORT=0 asks for any free one.
+const { port } = host.app.server.address() as AddressInfo;
+if (config.roles.api) {
+  // The web console is bundled on first need; start now so the first visitor does not wait.
+  consoleBundle().then(
+    (b) => host.app.log.info(`console bundled in ${b.buildMs} ms`),
+    (err) => host.app.log.error({ err }, 'the console could not be bundled'),
+  );
+}
+host.app.log.info(`Diwan is listening on http://localhost:${port} (data in ${config.dataDir}, roles ${Object.entries(config.roles).filter(([, on]) => on).map(([r]) => r).join(', ')}); console at /, API at /api/v1, OpenAPI at /api/v1/openapi.json`);
 
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.once(signal, async () => {

@@ -28,6 +28,11 @@ const fieldCommon = {
   required: { type: 'boolean' },
   /** Set by the app's hooks, never by the client: left out of the write schema. */
   readOnly: { type: 'boolean' },
+  /**
+   * A secret (a password, a token): answered only by the document's own get route, never in
+   * lists, audit rows or events. Only strings may be secret, and a secret cannot be a filter.
+   */
+  secret: { type: 'boolean' },
   /** Offered as a `?name=` filter on the list route. */
   filterable: { type: 'boolean' },
   minimum: { type: 'number' },
@@ -63,6 +68,24 @@ const field = {
   },
 } as const;
 
+/** A test on one field (or `state`) of a document: exactly one of the comparisons. */
+const condition = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['field'],
+  minProperties: 2,
+  maxProperties: 2,
+  properties: {
+    field: { type: 'string', pattern: namePattern },
+    equals: { type: ['string', 'number', 'boolean'] },
+    in: { type: 'array', minItems: 1, items: { type: ['string', 'number'] } },
+    /** true: the field has a value; false: it has none. */
+    present: { type: 'boolean' },
+    below: { type: 'number' },
+    above: { type: 'number' },
+  },
+} as const;
+
 const documentType = {
   type: 'object',
   additionalProperties: false,
@@ -76,8 +99,6 @@ const documentType = {
     label: bilingual,
     labelPlural: bilingual,
     fields: { type: 'array', minItems: 1, items: field },
-    /** Topic stem for the generated events, e.g. `invoice` gives `invoice.created`. Must lie in a family the app owns. */
-    topicBase: { type: 'string', pattern: '^[a-zA-Z][a-zA-Z0-9_-]*(\\.[a-zA-Z][a-zA-Z0-9_-]*)*$' },
     states: { type: 'array', minItems: 1, uniqueItems: true, items: { type: 'string', pattern: namePattern } },
     initialState: { type: 'string' },
     transitions: {
@@ -91,25 +112,78 @@ const documentType = {
           label: bilingual,
           from: { type: 'array', minItems: 1, items: { type: 'string' } },
           to: { type: 'string' },
-          /** Event verb; defaults to the target state. */
-          event: { type: 'string', pattern: namePattern },
+        },
+      },
+    },
+    /**
+     * Time-based conditions the host's scheduler evaluates: a document is due once `date` +
+     * `offsetDays` has passed while it is in one of `states` (and `when` holds). A topic whose
+     * source is the schedule fires once per document and date value, across restarts and
+     * processes.
+     */
+    schedules: {
+      type: 'array',
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['name', 'date'],
+        properties: {
+          name: { type: 'string', pattern: namePattern },
+          label: bilingual,
+          /** A `date` field of the type, or `createdAt`, `updatedAt`, `stateChangedAt`. */
+          date: { type: 'string', pattern: namePattern },
+          /** Days after the date (negative: before it, as for `expiring`). */
+          offsetDays: { type: 'integer', minimum: -3650, maximum: 3650, default: 0 },
+          states: { type: 'array', minItems: 1, uniqueItems: true, items: { type: 'string', pattern: namePattern } },
+          when: condition,
         },
       },
     },
   },
 } as const;
 
+/**
+ * What makes an event fire. Document sources name one of the app's document types; the
+ * event's `data` is then the document (its read schema, generated), with `previous` holding
+ * the old values for `transition` and `change`. An `operation` is app code (a custom route or
+ * a hook) that emits the topic itself, so the topic declares its payload schema and example.
+ */
+const source = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['on'],
+  properties: {
+    on: { type: 'string', enum: ['create', 'update', 'delete', 'transition', 'change', 'schedule', 'operation'] },
+    /** The document type (own app) for every `on` but `operation`. */
+    type: { type: 'string', pattern: namePattern },
+    /** on: transition — the transition's name. */
+    transition: { type: 'string', pattern: namePattern },
+    /** on: change — the field (or `state`) whose change fires the event. */
+    field: { type: 'string', pattern: namePattern },
+    /** on: schedule — the name of one of the type's schedules. */
+    schedule: { type: 'string', pattern: namePattern },
+    /** on: operation — what emits it, e.g. `POST /crm/leads/:id/score` or `hook message.beforeCreate`. */
+    operation: { type: 'string', minLength: 1, maxLength: 200 },
+    /**
+     * Fires only when this holds of the document. With `change`, it fires when the condition
+     * becomes true (it held not before the write, and holds after).
+     */
+    when: condition,
+  },
+} as const;
+
 const topic = {
   type: 'object',
   additionalProperties: false,
-  required: ['topic', 'description', 'payload', 'example'],
+  required: ['topic', 'description', 'source'],
   properties: {
     /** `<prefix>.<noun>[.<noun>].<verb>` (or `<prefix>.<verb>`), inside the family's prefix. */
     topic: { type: 'string', pattern: '^[a-zA-Z][a-zA-Z0-9_-]*(\\.[a-zA-Z][a-zA-Z0-9_-]*)+$' },
     description: bilingual,
-    /** JSON Schema of the event's `data`. */
+    source,
+    /** JSON Schema of the event's `data`: required for `operation` sources, generated for document sources. */
     payload: { type: 'object' },
-    /** A `data` that validates against `payload`; sent by test events. */
+    /** A `data` that validates against the payload schema; sent by test events. Generated when absent. */
     example: { type: 'object' },
   },
 } as const;
@@ -174,10 +248,13 @@ export const manifestSchema = {
       items: {
         type: 'object',
         additionalProperties: false,
-        required: ['id', 'label', 'path', 'permission', 'order'],
+        required: ['id', 'label', 'permission', 'order'],
         properties: {
           id: { type: 'string', pattern: namePattern },
           label: bilingual,
+          /** One of the app's document types: the console opens its list. */
+          documentType: { type: 'string', pattern: namePattern },
+          /** A page of the app's own web bundle, relative to `/apps/<id>/`. Exactly one of documentType and path. */
           path: { type: 'string', pattern: '^/' },
           permission: permissionRef,
           order: { type: 'integer' },
@@ -201,3 +278,6 @@ export type TopicDecl = EventFamilyDecl['topics'][number];
 export type PermissionDecl = NonNullable<Manifest['permissions']>[number];
 export type MenuDecl = NonNullable<Manifest['menu']>[number];
 export type Role = PermissionDecl['role'];
+export type SourceDecl = TopicDecl['source'];
+export type ScheduleDecl = NonNullable<DocumentTypeDecl['schedules']>[number];
+export type ConditionDecl = NonNullable<SourceDecl['when']>;

@@ -1,4 +1,4 @@
-// Writes docs/errors.md from the error table (core/errors/codes.ts) and docs/permissions.md
+// Writes docs/errors.md from the error table (core/kernel/errors/codes.ts) and docs/permissions.md
 // from the permission registry of a host that has every first-party app loaded.
 //
 //   npx tsx scripts/gen-docs.ts
@@ -8,7 +8,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { errorCodes } from '../core/errors/codes.ts';
+import { errorCodes } from '../core/kernel/errors/codes.ts';
 import { ROLES } from '../core/identity/roles.ts';
 import type { PermissionEntry } from '../core/identity/permissions.ts';
 
@@ -25,7 +25,7 @@ export function errorsMarkdown(): string {
     ([name, e]) => `| ${code(name)} | ${e.status} | ${cell(e.description)} | ${cell(e.en)} | <span dir="rtl" lang="ar">${cell(e.ar)}</span> |`,
   );
   return [
-    GENERATED('core/errors/codes.ts'),
+    GENERATED('core/kernel/errors/codes.ts'),
     '',
     '# Errors',
     '',
@@ -41,14 +41,25 @@ export function errorsMarkdown(): string {
     '- `message` is in the caller\'s language: Arabic with `Accept-Language: ar`, English otherwise. The',
     '  response carries `Content-Language`. `{{name}}` in the templates below is filled in per error.',
     '- `details` is always an array of objects, possibly empty:',
-    '  - `VALIDATION_ERROR`: one item per broken rule, with `in` (`body`, `query`, `params`, `headers`),',
-    '    `pointer` (JSON pointer of the field), `rule` (the JSON Schema keyword, or `exists`, `dateOrder`, …),',
-    '    `limit` where the rule has one, and `message` in the caller\'s language.',
+    '  - `VALIDATION_ERROR`: one item per broken rule, every problem of the path parameters, the query and',
+    '    the body at once, with `in` (`body`, `query`, `params`, `headers`), `pointer` (JSON pointer of the',
+    '    field), `rule` (the JSON Schema keyword, or `exists`, `dateOrder`, …), `limit` where the rule has one,',
+    '    and `message` in the caller\'s language.',
     '  - `UNAUTHENTICATED`: `reason` is `missing`, `unknown`, `revoked` or `expired`.',
     '  - `FORBIDDEN`: `permission`, `requiredRole`, `resource`, `keyRole`, `keyScopes` and `reason`',
     '    (`role` or `scope`); or `reason: "company"` when `X-Company-Id` is not the key\'s company.',
     '  - `METHOD_NOT_ALLOWED`: `method` and `allowed`; the `Allow` header lists the same methods.',
-    '  - `RATE_LIMITED`: `limit` and `windowSeconds`; the `Retry-After` header says when to retry.',
+    '  - `BAD_REQUEST`: `reason`: `malformed_json`, `empty_json`, `json_too_deep` (with `limit`, the deepest nesting',
+    '    accepted), `content_length`, `content_length_and_transfer_encoding`, `transfer_encoding`, `chunk`, `line_ending`,',
+    '    `missing_host` or `malformed_http` (with `parserError`, the HTTP parser\'s code).',
+    '  - `RATE_LIMITED`: `limit` and `windowSeconds`; the `Retry-After` header says when to retry. When the address',
+    '    has failed authentication too often, `reason` is `authentication_failures` and the key is not looked at.',
+    '  - `REQUEST_TIMEOUT`: `reason` (`headers` or `request`) and `limitMs`; `HEADERS_TOO_LARGE`: `limit` in bytes.',
+    '  - `APP_ERROR`: an app\'s own fault, not the caller\'s. `app` names the app and `rule` what went wrong:',
+    '    `route` or `hook` (its code threw; with `route` or `hook`), `family_not_owned`, `undeclared_topic`,',
+    '    `document_source` or `payload` (an event it may not emit; with `topic`), `docType` (a type it may not',
+    '    reach; with `ref`), `unknown_code` (an `AppError` with a code outside this table). What the app\'s code',
+    '    threw is logged with the request id, never answered.',
     '',
     '## Codes',
     '',
@@ -103,6 +114,137 @@ export function permissionRow(e: PermissionEntry): string {
   return `| ${code(e.permission)} | ${e.role} | ${marks.join(' | ')} | ${cell(en)} | <span dir="rtl" lang="ar">${cell(ar)}</span> |`;
 }
 
+// ---- docs/apps.md (issue 10): every app, its document types, routes and event sources --------
+// Kept apart from the errors and permissions pages above; main() writes it with the same host
+// as docs/permissions.md. `appsMarkdown` depends only on the manifests and the routes the
+// runtime serves for them; test/apps-doc.test.ts fails when the committed page is out of step.
+import type { AppRuntime } from '../core/apps/runtime.ts';
+import type { ConditionDecl, Manifest, ScheduleDecl, SourceDecl } from '../manifests/manifest.schema.ts';
+
+/** What the apps page says of one app: its manifest and the routes the runtime serves for it. */
+export interface AppDoc {
+  manifest: Manifest;
+  routes: { method: string; url: string; permission?: string; summary?: string }[];
+}
+
+/** The apps page's input from a runtime with the apps loaded, in id order. */
+export function appDocs(runtime: Pick<AppRuntime, 'list'>): AppDoc[] {
+  return runtime.list().map((a) => ({
+    manifest: a.manifest,
+    routes: a.routes.map((r) => ({ method: r.doc.method, url: r.doc.url, permission: r.doc.permission, summary: r.doc.summary })),
+  }));
+}
+
+const ar = (s: string) => `<span dir="rtl" lang="ar">${cell(s)}</span>`;
+
+function conditionText(c: ConditionDecl): string {
+  const f = code(c.field);
+  if (c.equals !== undefined) return `${f} = ${code(JSON.stringify(c.equals))}`;
+  if (c.in !== undefined) return `${f} in ${c.in.map((v) => code(JSON.stringify(v))).join(', ')}`;
+  if (c.present !== undefined) return c.present ? `${f} is set` : `${f} is not set`;
+  if (c.below !== undefined) return `${f} < ${c.below}`;
+  return `${f} > ${c.above}`;
+}
+
+/** What makes a topic fire, in words: `transition \`send\` of \`invoice\``, `schedule \`overdue\` of \`invoice\``… */
+export function sourceText(src: SourceDecl): string {
+  const of = src.type ? ` of ${code(src.type)}` : '';
+  const when = src.when ? ` when ${conditionText(src.when)}` : '';
+  switch (src.on) {
+    case 'transition':
+      return `transition ${code(src.transition ?? '')}${of}${when}`;
+    case 'change':
+      return `change of ${code(src.field ?? '')}${of}${when}${src.when ? ' (becomes true)' : ''}`;
+    case 'schedule':
+      return `schedule ${code(src.schedule ?? '')}${of}`;
+    case 'operation':
+      return `operation: ${cell(src.operation ?? '')}`;
+    default:
+      return `${src.on}${of}${when}`;
+  }
+}
+
+function scheduleText(sc: ScheduleDecl): string {
+  const days = sc.offsetDays ?? 0;
+  const offset = days === 0 ? '' : ` ${days > 0 ? '+' : '−'} ${Math.abs(days)} day${Math.abs(days) === 1 ? '' : 's'}`;
+  const states = sc.states ? `, while ${sc.states.map(code).join(' or ')}` : '';
+  const when = sc.when ? `, when ${conditionText(sc.when)}` : '';
+  return `from ${code(sc.date)}${offset}${states}${when}`;
+}
+
+export function appsMarkdown(apps: AppDoc[]): string {
+  const sorted = [...apps].sort((a, b) => a.manifest.id.localeCompare(b.manifest.id));
+  const count = (f: (a: AppDoc) => number) => sorted.reduce((n, a) => n + f(a), 0);
+  const types = count((a) => a.manifest.documentTypes?.length ?? 0);
+  const routes = count((a) => a.routes.length);
+  const topics = count((a) => (a.manifest.eventFamilies ?? []).reduce((n, f) => n + f.topics.length, 0));
+  const deps = (m: Manifest) => Object.entries(m.dependencies ?? {}).map(([id, range]) => `${code(id)} ${cell(range)}`).join(', ') || '—';
+  const out = [
+    GENERATED('the first-party manifests and the routes the app runtime serves for them'),
+    '',
+    '# Apps',
+    '',
+    'Every app the host ships, as its manifest declares it: the document types the host turns into',
+    'storage, routes, permissions, audit rows and events; the routes the runtime serves for them (five',
+    'per document type, one per transition, and the app\'s own); and what makes each event of its',
+    'families fire. An event whose source is a document carries the document (and `previous` for a',
+    'transition or a change); a schedule fires once per document and date value. The same sources',
+    'are served by `GET /api/v1/events/catalogue`.',
+    '',
+    `${sorted.length} apps, ${types} document types, ${routes} routes, ${topics} events.`,
+    '',
+    '| App | Name | الاسم | Version | Depends on | Types | Routes | Events |',
+    '|---|---|---|---|---|---:|---:|---:|',
+    ...sorted.map(({ manifest: m, routes: r }) =>
+      `| [${code(m.id)}](#${m.id}) | ${cell(m.name.en)} | ${ar(m.name.ar)} | ${cell(m.version)} | ${deps(m)} | ${m.documentTypes?.length ?? 0} | ${r.length} | ${(m.eventFamilies ?? []).reduce((n, f) => n + f.topics.length, 0)} |`,
+    ),
+  ];
+  for (const { manifest: m, routes: r } of sorted) {
+    out.push('', `<a id="${m.id}"></a>`, '', `## ${cell(m.name.en)} (${code(m.id)}) — ${ar(m.name.ar)}`, '');
+    out.push(`${cell(m.description.en)}`, '', `Version ${cell(m.version)}; depends on: ${deps(m)}.`);
+    for (const dt of m.documentTypes ?? []) {
+      out.push('', `### ${cell(dt.label.en)} (${code(dt.name)}) — ${ar(dt.label.ar)}`, '');
+      out.push(`Resource ${code(`/api/v1/${dt.resource}`)}, ids ${code(`${dt.idPrefix}_…`)}, ${dt.fields.length} fields.`);
+      if (dt.states) {
+        out.push('', `States: ${dt.states.map((st) => (st === dt.initialState ? `${code(st)} (initial)` : code(st))).join(', ')}.`);
+      }
+      if (dt.transitions?.length) {
+        out.push('', '| Transition | From → to |', '|---|---|');
+        for (const t of dt.transitions) out.push(`| ${code(t.name)} | ${t.from.map(code).join(', ')} → ${code(t.to)} |`);
+      }
+      if (dt.schedules?.length) {
+        out.push('', '| Schedule | Due |', '|---|---|');
+        for (const sc of dt.schedules) out.push(`| ${code(sc.name)} | ${scheduleText(sc)} |`);
+      }
+    }
+    if (r.length) {
+      out.push('', '#### Routes', '', '| Method | Path | Permission | Summary |', '|---|---|---|---|');
+      for (const x of r) out.push(`| ${x.method} | ${code(x.url)} | ${x.permission ? code(x.permission) : '—'} | ${cell(x.summary ?? '')} |`);
+    }
+    for (const f of m.eventFamilies ?? []) {
+      out.push('', `#### Events: ${cell(f.family)} (${code(`${f.prefix}.*`)})`, '');
+      if (!f.topics.length) {
+        out.push('None.');
+        continue;
+      }
+      out.push('| Event | Source | Description |', '|---|---|---|');
+      for (const t of f.topics) out.push(`| ${code(t.topic)} | ${sourceText(t.source)} | ${cell(t.description.en)} |`);
+    }
+  }
+  out.push('');
+  return out.join('\n');
+}
+
+/** Writes docs/apps.md from a host's runtime. */
+export function writeAppsDoc(runtime: Pick<AppRuntime, 'list'>): string {
+  const docs = appDocs(runtime);
+  const file = path.join(DOCS_DIR, 'apps.md');
+  fs.writeFileSync(file, appsMarkdown(docs));
+  return `wrote ${path.relative(process.cwd(), file)} (${docs.length} apps)`;
+}
+
+// ---- end of docs/apps.md ------------------------------------------------------------------------
+
 async function main(): Promise<number> {
   fs.mkdirSync(DOCS_DIR, { recursive: true });
   const errorsFile = path.join(DOCS_DIR, 'errors.md');
@@ -125,6 +267,9 @@ async function main(): Promise<number> {
     const permissionsFile = path.join(DOCS_DIR, 'permissions.md');
     fs.writeFileSync(permissionsFile, permissionsMarkdown(entries, apps));
     console.log(`wrote ${path.relative(process.cwd(), permissionsFile)} (${entries.length} permissions, ${apps.length} apps)`);
+
+    // docs/apps.md (see writeAppsDoc)
+    console.log(writeAppsDoc(host.runtime));
     return 0;
   } finally {
     await host.close();

@@ -11,6 +11,8 @@ export interface ListQuery {
   pageSize?: number;
   /** Equality filters over filterable fields and `state`. */
   filters?: Record<string, string | number | boolean>;
+  /** `createdAt` (the default), a filterable field or `state`; `-` first for descending. */
+  sort?: string;
 }
 
 export interface ListResult<T = Doc> {
@@ -20,41 +22,49 @@ export interface ListResult<T = Doc> {
   pageSize: number;
 }
 
-/** A tenant-bound handle on one document type. Writes are synchronous and transactional. */
+/** A tenant-bound handle on one document type. Every method is asynchronous; writes are transactional. */
 export interface DocHandle {
-  get(id: string): Doc | undefined;
-  list(q?: ListQuery): ListResult;
-  create(data: Record<string, unknown>): Doc;
-  update(id: string, patch: Record<string, unknown>): Doc;
-  transition(id: string, name: string): Doc;
-  remove(id: string): Doc;
+  get(id: string): Promise<Doc | undefined>;
+  list(q?: ListQuery): Promise<ListResult>;
+  create(data: Record<string, unknown>): Promise<Doc>;
+  update(id: string, patch: Record<string, unknown>): Promise<Doc>;
+  transition(id: string, name: string): Promise<Doc>;
+  remove(id: string): Promise<Doc>;
 }
 
 export interface AppContext {
   appId: string;
   company: { id: string; name: string; currency: string };
-  actor: { type: 'key' | 'cli' | 'system'; id: string };
+  actor: { type: 'user' | 'key' | 'cli' | 'system'; id: string };
   lang: Lang;
   requestId: string | null;
   /** A string of the app's own table, in the caller's language. */
   t(key: string, params?: Record<string, unknown>): string;
   /** Own document types by name; a dependency's as `app-id/type`. */
   docs(type: string): DocHandle;
-  audit: { record(e: { action: string; resource: string; resourceId?: string; before?: unknown; after?: unknown }): void };
-  /** Only inside a family the app owns. Call within a transaction to tie the event to the write. */
-  events: { emit(topic: string, data: unknown): void };
+  audit: { record(e: { action: string; resource: string; resourceId?: string; before?: unknown; after?: unknown }): Promise<void> };
+  /** Only topics of a family the app owns, validated against their declared payload. Inside a hook or `transaction`, tied to that write. */
+  events: { emit(topic: string, data: unknown): Promise<void> };
   /** Whether the caller holds a permission. */
   can(permission: string): boolean;
-  transaction<T>(fn: () => T): T;
+  /** Runs `fn` in one transaction (joined with the current write when there is one). */
+  transaction<T>(fn: () => Promise<T>): Promise<T>;
 }
 
-/** Synchronous hooks run inside the write's transaction; throw an AppError to refuse. */
+/**
+ * Hooks run inside the write's transaction. `before*` may change the document (set computed,
+ * read-only fields) or throw an AppError to refuse; `after*` see the stored document (emit an
+ * `operation` event there).
+ */
 export interface DocHooks {
-  /** May set computed (readOnly) fields on `doc`. */
-  beforeCreate?(doc: Record<string, unknown>, ctx: AppContext): void;
-  beforeUpdate?(doc: Record<string, unknown>, previous: Doc, ctx: AppContext): void;
-  beforeTransition?(doc: Doc, transition: string, ctx: AppContext): void;
-  beforeDelete?(doc: Doc, ctx: AppContext): void;
+  beforeCreate?(doc: Record<string, unknown>, ctx: AppContext): void | Promise<void>;
+  afterCreate?(doc: Doc, ctx: AppContext): void | Promise<void>;
+  beforeUpdate?(doc: Record<string, unknown>, previous: Doc, ctx: AppContext): void | Promise<void>;
+  afterUpdate?(doc: Doc, previous: Doc, ctx: AppContext): void | Promise<void>;
+  beforeTransition?(doc: Doc, transition: string, ctx: AppContext): void | Promise<void>;
+  afterTransition?(doc: Doc, transition: string, ctx: AppContext): void | Promise<void>;
+  beforeDelete?(doc: Doc, ctx: AppContext): void | Promise<void>;
+  afterDelete?(doc: Doc, ctx: AppContext): void | Promise<void>;
 }
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -100,7 +110,7 @@ export interface AppMigration {
   /** Stable, ordered id, e.g. `2026-11-01-backfill-terms`. */
   id: string;
   /** Runs once per company, inside the install or upgrade transaction. */
-  up(ctx: AppContext): void;
+  up(ctx: AppContext): void | Promise<void>;
 }
 
 export interface AppDefinition {

@@ -1,8 +1,10 @@
 // The app author's and webhook consumer's import: `import { defineApp, route } from 'diwan/sdk'`.
 export { defineApp, route } from './define-app.ts';
 export type {
-  AppDefinition, AppRoute, AppContext, AppMigration, DocHooks, DocHandle, Doc, ListQuery, ListResult, RouteReply, RouteSchemas, Lang,
+  AppDefinition, AppRoute, AppContext, AppMigration, DocHooks, DocHandle, Doc, ListQuery, ListResult, RouteReply, RouteRequest, RouteSchemas, HttpMethod, Lang,
 } from './define-app.ts';
-export type { Manifest, DocumentTypeDecl, FieldDecl, EventFamilyDecl, TopicDecl, PermissionDecl, MenuDecl, Role } from '../manifests/manifest.schema.ts';
+export type { Manifest, DocumentTypeDecl, FieldDecl, EventFamilyDecl, TopicDecl, PermissionDecl, MenuDecl, Role, SourceDecl, ScheduleDecl } from '../manifests/manifest.schema.ts';
 export { multiplyToMinor, toMinor, fromMinor, roundMoney, minorDigits } from './money.ts';
 export { AppError, fieldError } from './errors.ts';
+export { verifySignature, SIGNATURE_HEADER, type VerifyResult, type VerifyFailure, type VerifyOptions } from './verify-signature.ts';
+export type { ErrorCode } from './errors.ts';

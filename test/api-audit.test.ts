@@ -30,10 +30,10 @@ export default {
       permission: 'gadgets:create',
       summary: 'Creates a gadget, then fails in the same transaction',
       schema: { body: { type: 'object', required: ['name'], properties: { name: { type: 'string' } } }, response: { 201: { type: 'object' } } },
-      handler(req, ctx) {
-        ctx.transaction(() => {
-          const made = ctx.docs('gadget').create({ name: req.body.name });
-          if (!ctx.docs('gadget').get(made.id)) throw new Error('the insert is not visible inside its transaction');
+      async handler(req, ctx) {
+        await ctx.transaction(async () => {
+          const made = await ctx.docs('gadget').create({ name: req.body.name });
+          if (!(await ctx.docs('gadget').get(made.id))) throw new Error('the insert is not visible inside its transaction');
           throw new Error('secret internal detail: failed after the insert');
         });
         return { status: 201, body: {} };
@@ -59,7 +59,7 @@ describe('audit log', () => {
 
   beforeAll(async () => {
     host = await makeHost();
-    co = createCompany(host, { name: 'Audited' });
+    co = await createCompany(host, { name: 'Audited' });
   });
   afterAll(() => host.close());
 
@@ -102,8 +102,8 @@ describe('audit log', () => {
     const secret = key.split('_')[2];
     expect(JSON.stringify(row)).not.toContain(secret);
     // Nor is the secret anywhere in the audit table or the outbox.
-    expect(JSON.stringify(host.storage.sqlite.prepare('SELECT * FROM audit_log').all())).not.toContain(secret);
-    expect(JSON.stringify(host.storage.sqlite.prepare('SELECT * FROM outbox').all())).not.toContain(secret);
+    expect(JSON.stringify(await host.storage.db.all('SELECT * FROM audit_log'))).not.toContain(secret);
+    expect(JSON.stringify(await host.storage.db.all('SELECT * FROM outbox'))).not.toContain(secret);
 
     const revoke = await co.as('Admin').delete(`/api/v1/api-keys/${record.id}`);
     expect(revoke.statusCode).toBe(200);
@@ -134,26 +134,26 @@ describe('audit log', () => {
   });
 
   it('writes each write, its audit row and its outbox events together', async () => {
-    const c0 = customers(co.company.id);
-    const a0 = rows(co.company.id);
-    const o0 = outbox(co.company.id);
+    const c0 = await customers(co.company.id);
+    const a0 = await rows(co.company.id);
+    const o0 = await outbox(co.company.id);
     const customer = await createCustomer(co.as());
-    expect([customers(co.company.id), rows(co.company.id)]).toEqual([c0 + 1, a0 + 1]);
+    expect([await customers(co.company.id), await rows(co.company.id)]).toEqual([c0 + 1, a0 + 1]);
     // One domain event and one audit-trail event.
-    const topics = host.storage.sqlite.prepare('SELECT topic FROM outbox WHERE company_id = ? ORDER BY seq DESC LIMIT 2').pluck().all(co.company.id);
-    expect(outbox(co.company.id)).toBe(o0 + 2);
+    const topics = (await host.storage.db.all<{ topic: string }>('SELECT topic FROM outbox WHERE company_id = ? ORDER BY seq DESC LIMIT 2', [co.company.id])).map((r) => r.topic);
+    expect(await outbox(co.company.id)).toBe(o0 + 2);
     expect([...topics].sort()).toEqual(['audit.customers.create', 'customer.created']);
 
-    const i0 = invoices(co.company.id);
+    const i0 = await invoices(co.company.id);
     const inv = await co.as().post('/api/v1/invoices', invoiceBody(customer.id));
     expect(inv.statusCode).toBe(201);
-    expect([invoices(co.company.id), rows(co.company.id), outbox(co.company.id)]).toEqual([i0 + 1, a0 + 2, o0 + 4]);
+    expect([await invoices(co.company.id), await rows(co.company.id), await outbox(co.company.id)]).toEqual([i0 + 1, a0 + 2, o0 + 4]);
   });
 
   it('leaves no row, no audit row and no event when a write is refused', async () => {
     const customer = await createCustomer(co.as());
-    const before = () => [invoices(co.company.id), customers(co.company.id), rows(co.company.id), outbox(co.company.id)];
-    const snapshot = before();
+    const before = async () => [await invoices(co.company.id), await customers(co.company.id), await rows(co.company.id), await outbox(co.company.id)];
+    const snapshot = await before();
     const refused: [string, Record<string, unknown>, number, string][] = [
       // Refused by the schema, before the transaction.
       ['/api/v1/invoices', invoiceBody(customer.id, { lines: [{ description: 'x', quantity: -1, unitPrice: 1 }] }), 400, 'VALIDATION_ERROR'],
@@ -165,39 +165,44 @@ describe('audit log', () => {
     ];
     for (const [url, body, status, code] of refused) expectError(await co.as().post(url, body), status, code);
     expectError(await co.as('Viewer').post('/api/v1/customers', { name: 'No' }), 403, 'FORBIDDEN');
-    expect(before()).toEqual(snapshot);
+    expect(await before()).toEqual(snapshot);
 
     // A delete refused by the app's hook (the customer still has invoices) rolls back too.
     expect((await co.as().post('/api/v1/invoices', invoiceBody(customer.id))).statusCode).toBe(201);
-    const withInvoice = before();
+    const withInvoice = await before();
     const del = await co.as('Manager').delete(`/api/v1/customers/${customer.id}`);
     expect(expectError(del, 409, 'CONFLICT').details[0]).toMatchObject({ reason: 'customer_has_invoices', invoices: 1 });
-    expect(before()).toEqual(withInvoice);
+    expect(await before()).toEqual(withInvoice);
     expect((await co.as().get(`/api/v1/customers/${customer.id}`)).statusCode).toBe(200);
   });
 
   it('rolls back the row, its audit row and its events when the transaction fails after the insert', async () => {
-    const app = writeTempApp({ server: FAILING_SERVER });
+    const app = writeTempApp({
+      server: FAILING_SERVER,
+      topics: [{ topic: 'gadget.created', description: { en: 'A gadget was created.', ar: 'أُنشئت أداة.' }, source: { on: 'create', type: 'gadget' } }],
+    });
     try {
       await host.runtime.load(app);
-      host.lifecycle.install(co.company.id, 'gadgets', { type: 'cli', id: 'test' });
+      await host.lifecycle.install(co.company.id, 'gadgets', { type: 'cli', id: 'test' });
       const gadgets = () => count(host, 'SELECT count(*) FROM doc_gadgets_gadget WHERE company_id = ?', co.company.id);
-      const snapshot = () => [gadgets(), rows(co.company.id), outbox(co.company.id)];
+      const snapshot = async () => [await gadgets(), await rows(co.company.id), await outbox(co.company.id)];
 
       // The generated create route works and writes all three.
-      const s0 = snapshot();
+      const s0 = await snapshot();
       const ok = await co.as().post('/api/v1/gadgets', { name: 'kept' });
       expect(ok.statusCode, ok.body).toBe(201);
-      expect(snapshot()).toEqual([s0[0] + 1, s0[1] + 1, s0[2] + 2]);
+      expect(await snapshot()).toEqual([s0[0] + 1, s0[1] + 1, s0[2] + 2]);
 
-      // The failing route inserted a gadget (with its audit row and events), then threw.
-      const s1 = snapshot();
+      // The failing route inserted a gadget (with its audit row and events), then threw: an app's
+      // own fault answers APP_ERROR naming the app and the route (it was INTERNAL), never its message.
+      const s1 = await snapshot();
       const res = await co.as().post('/api/v1/gadgets-then-fail', { name: 'lost' });
-      const err = expectError(res, 500, 'INTERNAL');
+      const err = expectError(res, 500, 'APP_ERROR');
       expect(res.body).not.toContain('secret internal detail');
-      expect(err.details).toEqual([]);
-      expect(snapshot()).toEqual(s1);
-      const names = host.storage.sqlite.prepare("SELECT json_extract(data, '$.name') FROM doc_gadgets_gadget").pluck().all();
+      expect(err.details).toEqual([{ app: 'gadgets', rule: 'route', route: 'POST /api/v1/gadgets-then-fail' }]);
+      expect(err.message).toContain('gadgets');
+      expect(await snapshot()).toEqual(s1);
+      const names = (await host.storage.db.all<{ name: string }>("SELECT json_extract(data, '$.name') AS name FROM doc_gadgets_gadget")).map((r) => r.name);
       expect(names).toEqual(['kept']);
     } finally {
       app.cleanup();

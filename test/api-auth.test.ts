@@ -3,8 +3,8 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Host } from '../core/host.ts';
-import { ManualClock } from '../core/clock.ts';
-import { authHeaders, client, createCompany, createCustomer, expectError, invoiceBody, makeHost, type TestCompany } from './helpers.ts';
+import { ManualClock } from '../core/kernel/clock.ts';
+import { authHeaders, client, cliScope, createCompany, createCustomer, createKey, expectError, invoiceBody, makeHost, type TestCompany } from './helpers.ts';
 
 const keyId = (key: string) => key.split('_')[1];
 
@@ -17,8 +17,8 @@ describe('authentication', () => {
   beforeAll(async () => {
     clock = new ManualClock();
     host = await makeHost({ clock });
-    a = createCompany(host, { name: 'Alpha' });
-    b = createCompany(host, { name: 'Beta' });
+    a = await createCompany(host, { name: 'Alpha' });
+    b = await createCompany(host, { name: 'Beta' });
   });
   afterAll(() => host.close());
 
@@ -44,16 +44,16 @@ describe('authentication', () => {
   });
 
   it('answers 401 with reason "revoked" once a key is revoked', async () => {
-    const { key, record } = host.keys.create({ companyId: a.company.id, role: 'Member', scopes: ['*'] });
+    const { key, record } = await createKey(host, a.company.id, { role: 'Member', scopes: ['*'] });
     const c = client(host, key, a.company.id);
     expect((await c.get('/api/v1/customers')).statusCode).toBe(200);
-    host.keys.revoke(a.company.id, record.id);
+    await host.keys.revoke(cliScope(a.company.id), record.id);
     const err = expectError(await c.get('/api/v1/customers'), 401, 'UNAUTHENTICATED');
     expect(err.details).toEqual([{ reason: 'revoked' }]);
   });
 
   it('answers 401 with reason "revoked" after a revoke through the API', async () => {
-    const { key, record } = host.keys.create({ companyId: a.company.id, role: 'Member', scopes: ['*'] });
+    const { key, record } = await createKey(host, a.company.id, { role: 'Member', scopes: ['*'] });
     const res = await a.as('Admin').delete(`/api/v1/api-keys/${record.id}`);
     expect(res.statusCode, res.body).toBe(200);
     expect(res.json().data.revokedAt).toEqual(expect.any(String));
@@ -63,7 +63,7 @@ describe('authentication', () => {
 
   it('answers 401 with reason "expired" once the clock passes expiresAt', async () => {
     const expiresAt = new Date(clock.now() + 3_600_000).toISOString();
-    const { key } = host.keys.create({ companyId: a.company.id, role: 'Viewer', scopes: ['*'], expiresAt });
+    const { key } = await createKey(host, a.company.id, { role: 'Viewer', scopes: ['*'], expiresAt });
     const c = client(host, key, a.company.id);
     clock.advance(3_600_000 - 1);
     expect((await c.get('/api/v1/customers')).statusCode).toBe(200);
@@ -74,7 +74,7 @@ describe('authentication', () => {
 
   it('refuses to create a key that is already expired', async () => {
     const past = new Date(clock.now() - 1).toISOString();
-    expect(() => host.keys.create({ companyId: a.company.id, role: 'Viewer', scopes: ['*'], expiresAt: past })).toThrow(
+    await expect(createKey(host, a.company.id, { role: 'Viewer', scopes: ['*'], expiresAt: past })).rejects.toThrow(
       expect.objectContaining({ code: 'VALIDATION_ERROR', details: [expect.objectContaining({ pointer: '/expiresAt' })] }),
     );
     const res = await a.as('Admin').post('/api/v1/api-keys', { role: 'Viewer', scopes: ['*'], expiresAt: past });
@@ -121,7 +121,7 @@ describe('authentication', () => {
   });
 
   it("limits a key scoped to ['customers'] to customers", async () => {
-    const { key } = host.keys.create({ companyId: a.company.id, role: 'Owner', scopes: ['customers'] });
+    const { key } = await createKey(host, a.company.id, { role: 'Owner', scopes: ['customers'] });
     const c = client(host, key, a.company.id);
     const customers = await c.get('/api/v1/customers');
     expect(customers.statusCode, customers.body).toBe(200);
@@ -163,13 +163,13 @@ describe('authentication', () => {
     }
     expect(rows.find((r) => r.id === shown.id)).toMatchObject({ name: 'CI', role: 'Member', scopes: ['invoices', 'customers'] });
 
-    const stored = host.storage.sqlite.prepare('SELECT id, secret_hash FROM api_keys WHERE id = ?').get(shown.id) as { id: string; secret_hash: string };
+    const stored = (await host.storage.db.get<{ id: string; secret_hash: string }>('SELECT id, secret_hash FROM api_keys WHERE id = ?', [shown.id]))!;
     const secret = shown.key.split('_')[2];
     expect(stored.secret_hash).not.toBe(shown.key);
     expect(stored.secret_hash).not.toContain(secret);
     expect(stored.secret_hash).toBe(createHash('sha256').update(secret).digest('hex'));
     // No column of any key row holds a full key or a secret.
-    const all = JSON.stringify(host.storage.sqlite.prepare('SELECT * FROM api_keys').all());
+    const all = JSON.stringify(await host.storage.db.all('SELECT * FROM api_keys'));
     for (const k of fullKeys) {
       expect(all).not.toContain(k);
       expect(all).not.toContain(k.split('_')[2]);

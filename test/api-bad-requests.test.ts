@@ -2,7 +2,33 @@
 // each leaves as `{ error: { code, message, details: [...] } }` with the code's status.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Host } from '../core/host.ts';
-import { ARABIC, authHeaders, createCompany, createCustomer, expectError, invoiceBody, makeHost, type TestCompany } from './helpers.ts';
+import { CLI_ACTOR } from '../core/kernel/actor.ts';
+
+// An app route with a schema for each of params, query and body; it records that it ran.
+const CHECK_SERVER = `
+export default {
+  id: 'gadgets',
+  routes: [
+    {
+      method: 'POST',
+      url: '/gadgets/:code/check',
+      permission: 'gadgets:create',
+      summary: 'Checks a gadget code',
+      schema: {
+        params: { type: 'object', required: ['code'], properties: { code: { type: 'string', pattern: '^[a-z]+$' } } },
+        querystring: { type: 'object', additionalProperties: false, properties: { limit: { type: 'integer', maximum: 10 }, dryRun: { type: 'boolean' } } },
+        body: { type: 'object', additionalProperties: false, required: ['name'], properties: { name: { type: 'string' }, count: { type: 'integer', minimum: 1 } } },
+        response: { 200: { type: 'object', properties: { ok: { type: 'boolean' } } } },
+      },
+      async handler(req, ctx) {
+        await ctx.docs('gadget').create({ name: req.body.name });
+        return { status: 200, body: { ok: true } };
+      },
+    },
+  ],
+};
+`;
+import { ARABIC, authHeaders, count, createCompany, createCustomer, expectError, invoiceBody, makeHost, writeTempApp, type TestCompany } from './helpers.ts';
 
 describe('bad requests', () => {
   let host: Host;
@@ -12,7 +38,7 @@ describe('bad requests', () => {
 
   beforeAll(async () => {
     host = await makeHost({ config: { bodyLimit: 1024 } });
-    co = createCompany(host);
+    co = await createCompany(host);
     auth = authHeaders(co.keys.Owner, co.company.id);
     customerId = (await createCustomer(co.as())).id;
   });
@@ -122,6 +148,44 @@ describe('bad requests', () => {
     for (const url of ['/api/v1/invoices/%E0%A4%A', '/api/v1/api-keys/%zz']) {
       const err = expectError(await inject('GET', url), 400, 'BAD_REQUEST');
       expect(err.details.length).toBeGreaterThan(0);
+    }
+  });
+
+  it('lists every problem of params, query and body in one VALIDATION_ERROR, before the handler runs', async () => {
+    // A generated route: a path id over its length and two body problems at once.
+    const patch = await inject('PATCH', `/api/v1/customers/${'c'.repeat(100)}`, JSON.stringify({ name: '', colour: 'red' }), { 'content-type': 'application/json' });
+    const generated = expectError(patch, 400, 'VALIDATION_ERROR').details;
+    expect(generated.map((d) => `${d.in} ${d.pointer} ${d.rule}`).sort()).toEqual(['body /colour additionalProperties', 'body /name minLength', 'params /id maxLength']);
+
+    // An app's own route, with a schema for each part.
+    const app = writeTempApp({ server: CHECK_SERVER });
+    try {
+      await host.runtime.load(app);
+      await host.lifecycle.install(co.company.id, 'gadgets', CLI_ACTOR);
+      const gadgets = () => count(host, 'SELECT count(*) FROM doc_gadgets_gadget WHERE company_id = ?', co.company.id);
+      const ok = await inject('POST', '/api/v1/gadgets/abc/check?limit=3&dryRun=true', JSON.stringify({ name: 'fine', count: 2 }), { 'content-type': 'application/json' });
+      expect(ok.statusCode, ok.body).toBe(200);
+      expect(await gadgets()).toBe(1);
+
+      const res = await inject('POST', '/api/v1/gadgets/ABC/check?limit=50&dryRun=maybe&colour=red', JSON.stringify({ count: 0, colour: 'red' }), { 'content-type': 'application/json', 'accept-language': 'ar' });
+      const err = expectError(res, 400, 'VALIDATION_ERROR');
+      expect(err.details.map((d) => `${d.in} ${d.pointer} ${d.rule}`).sort()).toEqual([
+        'body /colour additionalProperties',
+        'body /count minimum',
+        'body /name required',
+        'params /code pattern',
+        'query /colour additionalProperties',
+        'query /dryRun type',
+        'query /limit maximum',
+      ]);
+      for (const d of err.details) expect(d.message, JSON.stringify(d)).toMatch(ARABIC);
+      expect(err.details.find((d) => d.pointer === '/limit')).toMatchObject({ in: 'query', limit: 10 });
+      expect(err.message).toMatch(ARABIC);
+      // Refused before the handler: nothing was written.
+      expect(await gadgets()).toBe(1);
+    } finally {
+      host.runtime.unload('gadgets');
+      app.cleanup();
     }
   });
 

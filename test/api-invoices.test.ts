@@ -16,9 +16,9 @@ describe('invoices', () => {
 
   beforeAll(async () => {
     host = await makeHost();
-    sar = createCompany(host, { name: 'Riyadh Trading', currency: 'SAR' });
-    kwd = createCompany(host, { name: 'Kuwait Trading', currency: 'KWD' });
-    jpy = createCompany(host, { name: 'Tokyo Trading', currency: 'JPY' });
+    sar = await createCompany(host, { name: 'Riyadh Trading', currency: 'SAR' });
+    kwd = await createCompany(host, { name: 'Kuwait Trading', currency: 'KWD' });
+    jpy = await createCompany(host, { name: 'Tokyo Trading', currency: 'JPY' });
     customer = await createCustomer(sar.as(), 'Acme');
   });
   afterAll(() => host.close());
@@ -226,7 +226,7 @@ describe('invoices', () => {
 
   describe('read', () => {
     it('lists invoices paged, newest last, and gets one by id', async () => {
-      const co = createCompany(host, { name: 'Reader' });
+      const co = await createCompany(host, { name: 'Reader' });
       const cus = await createCustomer(co.as(), 'R');
       const ids: string[] = [];
       for (let i = 0; i < 3; i++) ids.push((await co.as().post('/api/v1/invoices', invoiceBody(cus.id, { notes: `n${i}` }))).json().data.id);
@@ -266,11 +266,11 @@ describe('invoices', () => {
 
   describe('Idempotency-Key', () => {
     it('answers the same invoice for the same key and body, with one row and idempotent-replayed', async () => {
-      const co = createCompany(host, { name: 'Idem' });
+      const co = await createCompany(host, { name: 'Idem' });
       const cus = await createCustomer(co.as(), 'I');
       const body = invoiceBody(cus.id);
-      const before = count(host, `${INVOICES} WHERE company_id = ?`, co.company.id);
-      const auditBefore = count(host, 'SELECT count(*) FROM audit_log WHERE company_id = ?', co.company.id);
+      const before = await count(host, `${INVOICES} WHERE company_id = ?`, co.company.id);
+      const auditBefore = await count(host, 'SELECT count(*) FROM audit_log WHERE company_id = ?', co.company.id);
       const first = await co.as().post('/api/v1/invoices', body, { 'idempotency-key': 'order-42' });
       expect(first.statusCode, first.body).toBe(201);
       expect(first.headers['idempotent-replayed']).toBeUndefined();
@@ -279,25 +279,25 @@ describe('invoices', () => {
       expect(second.headers['idempotent-replayed']).toBe('true');
       expect(second.json().data.id).toBe(first.json().data.id);
       expect(second.json()).toEqual(first.json());
-      expect(count(host, `${INVOICES} WHERE company_id = ?`, co.company.id)).toBe(before + 1);
-      expect(count(host, 'SELECT count(*) FROM audit_log WHERE company_id = ?', co.company.id)).toBe(auditBefore + 1);
+      expect(await count(host, `${INVOICES} WHERE company_id = ?`, co.company.id)).toBe(before + 1);
+      expect(await count(host, 'SELECT count(*) FROM audit_log WHERE company_id = ?', co.company.id)).toBe(auditBefore + 1);
 
       // Same key, different body: 409 CONFLICT, nothing written.
       const other = await co.as().post('/api/v1/invoices', invoiceBody(cus.id, { notes: 'different' }), { 'idempotency-key': 'order-42' });
       const err = expectError(other, 409, 'CONFLICT');
       expect(err.details[0]).toMatchObject({ reason: 'idempotency_key_reused' });
-      expect(count(host, `${INVOICES} WHERE company_id = ?`, co.company.id)).toBe(before + 1);
+      expect(await count(host, `${INVOICES} WHERE company_id = ?`, co.company.id)).toBe(before + 1);
 
       // Another key, or none, creates another invoice.
       const third = await co.as().post('/api/v1/invoices', body, { 'idempotency-key': 'order-43' });
       expect(third.json().data.id).not.toBe(first.json().data.id);
       const fourth = await co.as().post('/api/v1/invoices', body);
       expect(fourth.json().data.id).not.toBe(third.json().data.id);
-      expect(count(host, `${INVOICES} WHERE company_id = ?`, co.company.id)).toBe(before + 3);
+      expect(await count(host, `${INVOICES} WHERE company_id = ?`, co.company.id)).toBe(before + 3);
     });
 
     it('does not remember a refused request under its key', async () => {
-      const co = createCompany(host, { name: 'Idem2' });
+      const co = await createCompany(host, { name: 'Idem2' });
       const cus = await createCustomer(co.as(), 'I');
       expectError(await co.as().post('/api/v1/invoices', invoiceBody(cus.id, { lines: [] }), { 'idempotency-key': 'k1' }), 400, 'VALIDATION_ERROR');
       expectError(await co.as().post('/api/v1/invoices', invoiceBody(cus.id, { dueDate: '2025-01-01' }), { 'idempotency-key': 'k1' }), 400, 'VALIDATION_ERROR');
@@ -307,7 +307,7 @@ describe('invoices', () => {
     });
 
     it('keeps keys apart per API key and per company', async () => {
-      const co = createCompany(host, { name: 'Idem3' });
+      const co = await createCompany(host, { name: 'Idem3' });
       const cus = await createCustomer(co.as(), 'I');
       const body = invoiceBody(cus.id);
       const byOwner = (await co.as('Owner').post('/api/v1/invoices', body, { 'idempotency-key': 'same' })).json().data.id;

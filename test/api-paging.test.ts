@@ -11,7 +11,7 @@ describe('list envelopes and paging', () => {
 
   beforeAll(async () => {
     host = await makeHost();
-    co = createCompany(host);
+    co = await createCompany(host);
     for (let i = 0; i < 45; i++) {
       // Names out of alphabetical order, so an order by name would show.
       const res = await co.as('Member').post('/api/v1/customers', { name: `Customer ${String((i * 17) % 45).padStart(2, '0')}` });

@@ -14,8 +14,8 @@ describe('tenant isolation', () => {
 
   beforeAll(async () => {
     host = await makeHost();
-    a = createCompany(host, { name: 'Alpha' });
-    b = createCompany(host, { name: 'Beta' });
+    a = await createCompany(host, { name: 'Alpha' });
+    b = await createCompany(host, { name: 'Beta' });
     aCustomer = await createCustomer(a.as(), 'Alpha customer');
     bCustomer = await createCustomer(b.as(), 'Beta customer');
     const res = await b.as().post('/api/v1/invoices', invoiceBody(bCustomer.id));

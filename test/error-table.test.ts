@@ -3,8 +3,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { errorCodes } from '../core/errors/codes.ts';
-import { createTranslator } from '../core/i18n/i18n.ts';
+import { errorCodes } from '../core/kernel/errors/codes.ts';
+import { createTranslator } from '../core/kernel/i18n/i18n.ts';
 import { CORE_PERMISSIONS, PermissionRegistry } from '../core/identity/permissions.ts';
 import { REPO_ROOT } from '../core/apps/app-source.ts';
 import { errorsMarkdown, permissionRow } from '../scripts/gen-docs.ts';
@@ -58,6 +58,16 @@ describe('error table', () => {
       expect(row).toContain(e.en.replace(/\|/g, '\\|'));
       expect(row).toContain(e.ar.replace(/\|/g, '\\|'));
     }
+  });
+
+  it("has APP_ERROR (500) for an app's own faults, naming the app, documented with its details", () => {
+    expect(errorCodes.APP_ERROR.status).toBe(500);
+    expect(placeholders(errorCodes.APP_ERROR.en)).toEqual(['app', 'reason']);
+    const tr = createTranslator();
+    expect(tr.t('en', 'error.APP_ERROR', { app: 'gadgets', reason: 'POST /api/v1/gadgets failed' })).toContain('gadgets');
+    expect(tr.t('ar', 'error.APP_ERROR', { app: 'gadgets', reason: 'x' })).toContain('gadgets');
+    const text = fs.readFileSync(docsFile('errors.md'), 'utf8');
+    expect(text).toMatch(/- `APP_ERROR`: .*`app` names the app and `rule`/);
   });
 
   it('has docs/errors.md up to date with the table (run `npx tsx scripts/gen-docs.ts`)', () => {

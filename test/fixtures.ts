@@ -19,8 +19,8 @@ export function libraryManifest(version = '1.0.0', extra: Partial<Manifest> = {}
     strings: { en: { title: 'Library', books_one: '{{count}} book', books_other: '{{count}} books' }, ar: { title: 'المكتبة', books_one: 'كتاب واحد', books_other: '{{count}} كتاب' } },
     permissions: [{ resource: 'books', action: 'delete', role: 'Admin', description: bi('Delete books', 'حذف الكتب') }],
     menu: [
-      { id: 'books', label: bi('Books', 'الكتب'), path: '/library/books', permission: 'books:read', order: 5 },
-      { id: 'newBook', label: bi('New book', 'كتاب جديد'), path: '/library/books/new', permission: 'books:create', order: 6 },
+      { id: 'books', label: bi('Books', 'الكتب'), documentType: 'book', permission: 'books:read', order: 5 },
+      { id: 'newBook', label: bi('New book', 'كتاب جديد'), path: '/books/new', permission: 'books:create', order: 6 },
     ],
     documentTypes: [{
       name: 'book', resource: 'books', idPrefix: 'bk', label: bi('Book', 'كتاب'), labelPlural: bi('Books', 'الكتب'),
@@ -35,10 +35,20 @@ export function libraryManifest(version = '1.0.0', extra: Partial<Manifest> = {}
       states: ['shelved', 'lent'], initialState: 'shelved',
       transitions: [
         { name: 'lend', from: ['shelved'], to: 'lent' },
-        { name: 'giveBack', from: ['lent'], to: 'shelved', event: 'returned' },
+        { name: 'giveBack', from: ['lent'], to: 'shelved' },
       ],
     }],
-    eventFamilies: [{ family: 'library', prefix: 'library', label: bi('Library', 'المكتبة'), topics: [] }],
+    // v2: a document type emits only the topics whose source names it.
+    eventFamilies: [{
+      family: 'library', prefix: 'library', label: bi('Library', 'المكتبة'),
+      topics: [
+        { topic: 'library.book.created', description: bi('A book was added.', 'أُضيف كتاب.'), source: { on: 'create', type: 'book' } },
+        { topic: 'library.book.updated', description: bi('A book was changed.', 'عُدّل كتاب.'), source: { on: 'update', type: 'book' } },
+        { topic: 'library.book.deleted', description: bi('A book was removed.', 'حُذف كتاب.'), source: { on: 'delete', type: 'book' } },
+        { topic: 'library.book.lent', description: bi('A book was lent.', 'أُعير كتاب.'), source: { on: 'transition', type: 'book', transition: 'lend' } },
+        { topic: 'library.book.returned', description: bi('A book was given back.', 'أُعيد كتاب.'), source: { on: 'transition', type: 'book', transition: 'giveBack' } },
+      ],
+    }],
     ...extra,
   } as Manifest;
 }

@@ -13,6 +13,9 @@ import { buildHost, type Host, type HostOptions } from '../core/host.ts';
 import { REPO_ROOT, validManifest, type AppSource } from '../core/apps/app-source.ts';
 import { ROLES, type Role } from '../core/identity/roles.ts';
 import type { Company } from '../core/tenancy/companies.ts';
+import type { ApiKeyRecord } from '../core/identity/api-keys.ts';
+import type { WriteScope } from '../core/audit/unit-of-work.ts';
+import { CLI_ACTOR } from '../core/kernel/actor.ts';
 
 export type Res = LightMyRequestResponse;
 
@@ -66,12 +69,25 @@ export function client(host: Host, key: string, companyId: string): Client {
   };
 }
 
-/** Creates a company with the invoicing app and one `*`-scoped key per role. */
-export function createCompany(host: Host, input: { name?: string; currency?: string } = {}): TestCompany {
-  const { company } = host.createCompany({ name: input.name ?? 'Test Co', currency: input.currency ?? 'SAR', apps: ['invoicing'] });
-  const keys = Object.fromEntries(
-    ROLES.map((role) => [role, host.keys.create({ companyId: company.id, role, scopes: ['*'], name: `${role} key` }).key]),
-  ) as Record<Role, string>;
+/** The write scope of the operator (the CLI) acting in `companyId`, for calls such as `host.keys.create`. */
+export function cliScope(companyId: string): WriteScope {
+  return { companyId, actor: CLI_ACTOR, appId: 'core' };
+}
+
+/** Creates a key as the operator; answers the full key and its record. */
+export function createKey(
+  host: Host,
+  companyId: string,
+  input: { role: Role | string; scopes?: string[]; name?: string; expiresAt?: string | null },
+): Promise<{ record: ApiKeyRecord; key: string }> {
+  return host.keys.create(cliScope(companyId), { role: input.role, scopes: input.scopes ?? ['*'], name: input.name, expiresAt: input.expiresAt });
+}
+
+/** Creates a company with the invoicing app (or `apps`) and one `*`-scoped key per role. */
+export async function createCompany(host: Host, input: { name?: string; currency?: string; apps?: string[] } = {}): Promise<TestCompany> {
+  const { company } = await host.createCompany({ name: input.name ?? 'Test Co', currency: input.currency ?? 'SAR', apps: input.apps ?? ['invoicing'] });
+  const keys = {} as Record<Role, string>;
+  for (const role of ROLES) keys[role] = (await createKey(host, company.id, { role, scopes: ['*'], name: `${role} key` })).key;
   return { company, keys, as: (role: Role = 'Owner') => client(host, keys[role], company.id) };
 }
 
@@ -112,9 +128,10 @@ export function expectError(res: Res, status: number, code: string): { code: str
   return body.error;
 }
 
-/** Rows of a table, straight from SQLite. */
-export function count(host: Host, sql: string, ...args: unknown[]): number {
-  return host.storage.sqlite.prepare(sql).pluck().get(...args) as number;
+/** The first column of the first row of a query (typically a `count(*)`), straight from the database. */
+export async function count(host: Host, sql: string, ...args: unknown[]): Promise<number> {
+  const row = await host.storage.db.get(sql, args);
+  return (row ? Object.values(row)[0] : undefined) as number;
 }
 
 export const ARABIC = /[\u0600-\u06FF]/;
@@ -124,10 +141,11 @@ export const keyIdOf = (key: string): string => key.split('_')[1];
 
 /**
  * Writes a small app into a fresh temporary folder: one document type `gadget` (resource
- * `gadgets`, ids `gad_…`, a required `name`), the `gadget` event family, and optionally a
- * server bundle (plain ESM text). Returns the source to hand to `host.runtime.load`.
+ * `gadgets`, ids `gad_…`, a required `name`), the `gadget` event family (with `topics`, none by
+ * default), and optionally a server bundle (plain ESM text). Returns the source to hand to
+ * `host.runtime.load`.
  */
-export function writeTempApp(opts: { id?: string; resource?: string; server?: string } = {}): AppSource & { cleanup(): void } {
+export function writeTempApp(opts: { id?: string; resource?: string; server?: string; topics?: Record<string, unknown>[] } = {}): AppSource & { cleanup(): void } {
   const id = opts.id ?? 'gadgets';
   const resource = opts.resource ?? 'gadgets';
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), `diwan-${id}-`));
@@ -148,7 +166,7 @@ export function writeTempApp(opts: { id?: string; resource?: string; server?: st
         fields: [{ name: 'name', type: 'string', required: true, minLength: 1, maxLength: 100, label: { en: 'Name', ar: 'الاسم' } }],
       },
     ],
-    eventFamilies: [{ family: 'gadgets', prefix: 'gadget', label: { en: 'Gadgets', ar: 'الأدوات' }, topics: [] }],
+    eventFamilies: [{ family: 'gadgets', prefix: 'gadget', label: { en: 'Gadgets', ar: 'الأدوات' }, topics: opts.topics ?? [] }],
     ...(opts.server ? { server: 'server.mjs' } : {}),
   };
   fs.writeFileSync(path.join(dir, 'manifest.json'), JSON.stringify(manifest, null, 2));

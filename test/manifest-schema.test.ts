@@ -17,14 +17,25 @@ describe('manifest schema', () => {
     expect(found).toEqual(expect.arrayContaining(['/id pattern', '/name/ar required', '/extra additionalProperties']));
   });
 
+  it('tells a shape problem and a version problem together (a bad version beside an unknown key)', () => {
+    const { manifest, problems } = checkManifest({
+      id: 'demo', version: 'one', host: 'not a range', name: { en: 'Demo', ar: 'تجربة' }, description: { en: 'Demo', ar: 'تجربة' },
+      strings: { en: {}, ar: {} }, colour: 'red', dependencies: { library: 'soon' },
+    });
+    expect(manifest).toBeUndefined();
+    expect(problems.map((p) => `${p.pointer} ${p.rule}`).sort()).toEqual(['/colour additionalProperties', '/dependencies/library semverRange', '/host semverRange', '/version semver']);
+    for (const p of problems) expect(p.message.length, p.pointer).toBeGreaterThan(0);
+  });
+
   it('refuses semantic problems: semver, string parity, undeclared menu permission, bad example', () => {
     const { problems } = checkManifest({
       id: 'demo', version: 'one', host: 'not a range', name: { en: 'Demo', ar: 'تجربة' }, description: { en: 'Demo', ar: 'تجربة' },
       strings: { en: { hello: 'Hello', only: 'x' }, ar: { hello: 'مرحبا' } },
       menu: [{ id: 'home', label: { en: 'Home', ar: 'الرئيسية' }, path: '/demo', permission: 'demo:read', order: 1 }],
       eventFamilies: [{ family: 'demo', prefix: 'demo', label: { en: 'Demo', ar: 'تجربة' }, topics: [
-        { topic: 'demo.thing.done', description: { en: 'Done', ar: 'تم' }, payload: { type: 'object', required: ['n'], properties: { n: { type: 'integer' } } }, example: { n: 'x' } },
-        { topic: 'other.thing.done', description: { en: 'Done', ar: 'تم' }, payload: { type: 'object' }, example: {} },
+        // v2: every topic declares its source; an `operation` declares its payload and example.
+        { topic: 'demo.thing.done', description: { en: 'Done', ar: 'تم' }, source: { on: 'operation', operation: 'POST /demo/things/:id/done' }, payload: { type: 'object', required: ['n'], properties: { n: { type: 'integer' } } }, example: { n: 'x' } },
+        { topic: 'other.thing.done', description: { en: 'Done', ar: 'تم' }, source: { on: 'operation', operation: 'POST /demo/other' }, payload: { type: 'object' }, example: {} },
       ] }],
     });
     const rules = problems.map((p) => `${p.pointer} ${p.rule}`);

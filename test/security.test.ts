@@ -64,6 +64,17 @@ describe('identity comes from the matched route, not the raw URL', () => {
     expect(appRoute.body).toMatchObject({ data: [], total: 0 });
   });
 
+  it('an encoded slash stays inside its path parameter: it never reaches another route', async () => {
+    const created = await a.as('Owner').post('/api/v1/customers', { name: 'Slash' });
+    const id = created.json().data.id;
+    const auth = [`Authorization: Bearer ${a.keys.Owner}`, `X-Company-Id: ${a.company.id}`];
+    expect((await rawRequest(port, `GET /api/v1/customers/${id}/balance HTTP/1.1`, auth)).status).toBe(200);
+    const encoded = await rawRequest(port, `GET /api/v1/customers/${id}%2Fbalance HTTP/1.1`, auth);
+    // The customer route, with the id `<id>/balance`: no such customer.
+    expect(encoded.status).toBe(404);
+    expect(encoded.body.error).toMatchObject({ code: 'NOT_FOUND', details: [{ resource: 'customers', id: `${id}/balance` }] });
+  });
+
   it('the permission check applies to every spelling: a Viewer cannot reach api-keys', async () => {
     const auth = [`Authorization: Bearer ${a.keys.Viewer}`, `X-Company-Id: ${a.company.id}`];
     for (const line of ['GET /%61pi/v1/api-keys HTTP/1.1', `GET http://127.0.0.1:${port}/api/v1/api-keys HTTP/1.1`]) {

@@ -3,8 +3,8 @@
 // companies' endpoints; permissions; audit rows.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Host } from '../core/host.ts';
-import type { HostConfig } from '../core/config.ts';
-import { count, createCompany, expectError, makeHost, type TestCompany } from './helpers.ts';
+import type { HostConfig } from '../core/kernel/config.ts';
+import { column, count, createCompany, expectError, makeHost, scalar, type TestCompany } from './webhook-helpers.ts';
 
 const BASE = '/api/v1/webhook-endpoints';
 const WEBHOOKS: HostConfig['webhooks'] = { ladder: [1, 2], timeoutMs: 300, allowLoopback: true, allowPrivate: false, maxInFlightPerEndpoint: 2, rotationGraceSeconds: 60 };
@@ -19,8 +19,8 @@ describe('webhook endpoints API', () => {
   beforeAll(async () => {
     host = await makeHost({ config: { webhooks: WEBHOOKS } });
     strict = await makeHost({ config: { webhooks: { ...WEBHOOKS, allowLoopback: false } } });
-    a = createCompany(host, { name: 'A' });
-    b = createCompany(host, { name: 'B' });
+    a = await createCompany(host, { name: 'A' });
+    b = await createCompany(host, { name: 'B' });
   });
   afterAll(async () => {
     await host.close();
@@ -31,7 +31,7 @@ describe('webhook endpoints API', () => {
     const res = await a.as().post(BASE, { url: URL_OK, topics: ['invoice.*', 'customer.created'], description: 'ERP sync' });
     expect(res.statusCode, res.body).toBe(201);
     const ep = res.json().data;
-    expect(ep).toMatchObject({ id: expect.stringMatching(/^whe_/), url: URL_OK, topics: ['invoice.*', 'customer.created'], description: 'ERP sync', enabled: true, secret: expect.stringMatching(/^whsec_[A-Za-z0-9_-]{43}$/) });
+    expect(ep).toMatchObject({ id: expect.stringMatching(/^whe_/), url: URL_OK, topics: ['invoice.*', 'customer.created'], description: 'ERP sync', enabled: true, secret: expect.stringMatching(/^whsec_[A-Za-z0-9_-]{43}$/), warnings: [] });
     const list = await a.as().get(BASE);
     expect(list.statusCode).toBe(200);
     expect(list.json()).toMatchObject({ total: 1, page: 1, pageSize: 20 });
@@ -42,7 +42,7 @@ describe('webhook endpoints API', () => {
     expect(one.body).not.toContain(ep.secret);
     expect(one.json().data).toMatchObject({ id: ep.id, url: URL_OK });
     // The audit row does not hold the secret either.
-    const auditRow = host.storage.sqlite.prepare("SELECT after_json FROM audit_log WHERE resource = 'webhook-endpoints' AND action = 'create' AND resource_id = ?").pluck().get(ep.id) as string;
+    const auditRow = await scalar<string>(host, "SELECT after_json FROM audit_log WHERE resource = 'webhook-endpoints' AND action = 'create' AND resource_id = ?", ep.id);
     expect(auditRow).toBeTruthy();
     expect(auditRow).not.toContain(ep.secret);
   });
@@ -60,7 +60,7 @@ describe('webhook endpoints API', () => {
     const del = await a.as().delete(`${BASE}/${ep.id}`);
     expect(del.statusCode, del.body).toBe(200);
     expectError(await a.as().get(`${BASE}/${ep.id}`), 404, 'NOT_FOUND');
-    const actions = host.storage.sqlite.prepare("SELECT action FROM audit_log WHERE resource = 'webhook-endpoints' AND resource_id = ? ORDER BY seq").pluck().all(ep.id);
+    const actions = await column(host, "SELECT action FROM audit_log WHERE resource = 'webhook-endpoints' AND resource_id = ? ORDER BY seq", ep.id);
     expect(actions).toEqual(['create', 'update', 'rotate', 'delete']);
   });
 
@@ -72,9 +72,12 @@ describe('webhook endpoints API', () => {
   });
 
   it('refuses a loopback URL unless the host allows loopback', async () => {
-    const s = createCompany(strict);
+    const s = await createCompany(strict);
     const err = expectError(await s.as().post(BASE, { url: 'http://127.0.0.1:8080/hook', topics: ['invoice.*'] }), 400, 'VALIDATION_ERROR');
     expect(err.details).toEqual([expect.objectContaining({ in: 'body', pointer: '/url', rule: 'refused_address' })]);
+    // The refusal names the setting an operator would change.
+    expect(err.details[0]).toMatchObject({ reason: 'loopback', setting: 'DIWAN_WEBHOOK_ALLOW_LOOPBACK' });
+    expect(err.details[0].message).toContain('DIWAN_WEBHOOK_ALLOW_LOOPBACK=1');
     const v6 = expectError(await s.as().post(BASE, { url: 'http://[::1]:8080/hook', topics: ['invoice.*'] }), 400, 'VALIDATION_ERROR');
     expect(v6.details[0]).toMatchObject({ pointer: '/url', rule: 'refused_address' });
     const ep = await s.as().post(BASE, { url: 'http://127.0.0.1:8080/hook', topics: ['invoice.*'] });
@@ -82,7 +85,18 @@ describe('webhook endpoints API', () => {
     // The same URL is fine where loopback is allowed; PATCH runs the guard too.
     const ok = (await a.as().post(BASE, { url: 'http://127.0.0.1:8080/hook', topics: ['invoice.*'] })).json().data;
     const patch = expectError(await a.as().patch(`${BASE}/${ok.id}`, { url: 'http://10.0.0.1/x' }), 400, 'VALIDATION_ERROR');
-    expect(patch.details[0]).toMatchObject({ pointer: '/url', rule: 'refused_address' });
+    expect(patch.details[0]).toMatchObject({ pointer: '/url', rule: 'refused_address', setting: 'DIWAN_WEBHOOK_ALLOW_PRIVATE' });
+  });
+
+  it('accepts a host name that does not resolve, with a warning: deliveries decide', async () => {
+    const url = 'http://no-such-host.invalid/hook';
+    const res = await a.as().post(BASE, { url, topics: ['invoice.*'] });
+    expect(res.statusCode, res.body).toBe(201);
+    expect(res.json().data).toMatchObject({ url, warnings: [{ pointer: '/url', rule: 'dns', message: expect.any(String) }] });
+    const patched = await a.as().patch(`${BASE}/${res.json().data.id}`, { url: 'http://still-no-host.invalid/x' });
+    expect(patched.statusCode, patched.body).toBe(200);
+    expect(patched.json().data.warnings).toEqual([expect.objectContaining({ pointer: '/url', rule: 'dns' })]);
+    expect((await a.as().patch(`${BASE}/${res.json().data.id}`, { description: 'no URL change' })).json().data.warnings).toEqual([]);
   });
 
   it('reports every bad pattern with its pointer and rule', async () => {
@@ -100,7 +114,7 @@ describe('webhook endpoints API', () => {
     const both = expectError(await a.as().post(BASE, { url: 'gopher://x', topics: ['nope.*'] }), 400, 'VALIDATION_ERROR');
     expect(both.details.map((d) => d.pointer)).toEqual(['/url', '/topics/0']);
     expectError(await a.as().post(BASE, { url: URL_OK, topics: [] }), 400, 'VALIDATION_ERROR');
-    expect(count(host, "SELECT count(*) FROM webhook_endpoints WHERE url = 'gopher://x'")).toBe(0);
+    expect(await count(host, "SELECT count(*) FROM webhook_endpoints WHERE url = 'gopher://x'")).toBe(0);
   });
 
   it("answers 404 NOT_FOUND for an unknown endpoint and for another company's", async () => {
@@ -132,7 +146,7 @@ describe('webhook endpoints API', () => {
     const res = await a.as().post(`${BASE}/${ep.id}/test`, {});
     expect(res.statusCode, res.body).toBe(202);
     expect(res.json().data).toMatchObject({ eventId: expect.stringMatching(/^evt_/), topic: 'invoice.overdue', test: true });
-    const row = host.storage.sqlite.prepare('SELECT topic, test FROM outbox WHERE id = ?').get(res.json().data.eventId);
+    const row = await host.storage.db.get('SELECT topic, test FROM outbox WHERE id = ?', [res.json().data.eventId]);
     expect(row).toEqual({ topic: 'invoice.overdue', test: 1 });
     const fam = (await a.as().post(BASE, { url: URL_OK, topics: ['customer.*'] })).json().data;
     const r2 = await a.as().post(`${BASE}/${fam.id}/test`);
@@ -141,13 +155,19 @@ describe('webhook endpoints API', () => {
     const explicit = await a.as().post(`${BASE}/${ep.id}/test`, { topic: 'customer.created' });
     expect(explicit.json().data.topic).toBe('customer.created');
     expectError(await a.as().post(`${BASE}/${ep.id}/test`, { topic: 'nope.nothing' }), 400, 'VALIDATION_ERROR');
+    // A disabled endpoint would receive nothing: 409, and no event is written.
+    await a.as().patch(`${BASE}/${fam.id}`, { enabled: false });
+    const before = await host.storage.db.get<{ n: number }>('SELECT count(*) AS n FROM outbox');
+    const off = expectError(await a.as().post(`${BASE}/${fam.id}/test`), 409, 'CONFLICT');
+    expect(off.details).toEqual([{ reason: 'endpoint_disabled', id: fam.id, disabledReason: 'manual' }]);
+    expect(await host.storage.db.get<{ n: number }>('SELECT count(*) AS n FROM outbox')).toEqual(before);
   });
 
   it('lists deliveries paged and filtered by state', async () => {
-    host.webhooks.dispatcher.fanOut();
+    await host.webhooks.dispatcher.fanOut();
     const ep = (await a.as().post(BASE, { url: URL_OK, topics: ['invoice.overdue'] })).json().data;
     for (let i = 0; i < 3; i++) await a.as().post(`${BASE}/${ep.id}/test`, {});
-    host.webhooks.dispatcher.fanOut();
+    await host.webhooks.dispatcher.fanOut();
     const page = (await a.as().get(`${BASE}/${ep.id}/deliveries?pageSize=2&state=pending`)).json();
     expect(page).toMatchObject({ total: 3, page: 1, pageSize: 2 });
     expect(page.data).toHaveLength(2);

@@ -1,29 +1,36 @@
 // `diwan webhooks …` commands, run in-process on a throwaway host (main.ts registers the group).
+// The host stands for both what a command may ask for: the light services and the whole host.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Host } from '../core/host.ts';
+import type { Company } from '../core/tenancy/companies.ts';
 import { webhooks } from '../cli/commands/webhooks.ts';
 import { CLI_ACTOR, type CommandContext } from '../cli/commands/command.ts';
-import { createCompany, makeHost, type TestCompany } from './helpers.ts';
+import { makeHost } from './helpers.ts';
 
 describe('diwan webhooks', () => {
   let host: Host;
-  let co: TestCompany;
+  let company: Company;
   beforeAll(async () => {
     host = await makeHost({ config: { webhooks: { ladder: [1], timeoutMs: 300, allowLoopback: true, allowPrivate: false, maxInFlightPerEndpoint: 2, rotationGraceSeconds: 60 } } });
-    co = createCompany(host);
+    ({ company } = await host.createCompany({ name: 'Test Co', currency: 'SAR', apps: ['invoicing'] }));
   });
   afterAll(() => host.close());
 
   const run = async (name: string, args: Record<string, string> = {}, opts: Record<string, string | boolean> = {}) => {
     const cmd = webhooks.commands.find((c) => c.name === name)!;
-    const ctx: CommandContext = { host, args, opts: { company: co.company.id, json: true, ...opts }, lang: 'en', json: true, dataDir: '', actor: CLI_ACTOR };
+    const ctx: CommandContext = {
+      services: async () => host,
+      host: async () => host,
+      args, opts: { company: company.id, json: true, ...opts }, lang: 'en', json: true, dataDir: '', actor: CLI_ACTOR,
+    };
     return cmd.run(ctx);
   };
 
   it('adds (secret printed once), lists, rotates, logs, retries and removes', async () => {
-    const added = (await run('add', {}, { url: 'http://127.0.0.1:9/hook', topics: 'invoice.*, customer.created', description: 'ERP' })) as { data: { id: string; secret: string; topics: string[] }; text: string };
+    const added = (await run('add', {}, { url: 'http://127.0.0.1:9/hook', topics: 'invoice.*, customer.created', description: 'ERP' })) as { data: { id: string; secret: string; topics: string[]; warnings: unknown[] }; text: string };
     expect(added.data.secret).toMatch(/^whsec_/);
     expect(added.data.topics).toEqual(['invoice.*', 'customer.created']);
+    expect(added.data.warnings).toEqual([]);
     expect(added.text).toContain(added.data.secret);
     const listed = await run('list');
     expect(JSON.stringify(listed.data)).not.toContain(added.data.secret);
@@ -31,8 +38,12 @@ describe('diwan webhooks', () => {
     const rotated = (await run('rotate', { endpointId: added.data.id })).data as { secret: string };
     expect(rotated.secret).not.toBe(added.data.secret);
 
-    host.events.trigger(co.company.id, 'invoice.overdue', CLI_ACTOR);
+    await host.catalogue.trigger(company.id, 'invoice.overdue', CLI_ACTOR);
     await host.webhooks.tick(); // port 9 on loopback refuses: a failed attempt
+    // The list shows each endpoint's health: this one has failed since that attempt.
+    const listText = (await run('list', {}, { json: false })).text!;
+    expect(listText).toContain('HEALTH');
+    expect(listText).toMatch(/failing since \d{4}-/);
     const log = (await run('log', { endpointId: added.data.id }, { state: 'retrying' })).data as { total: number; data: { id: string }[] };
     expect(log.total).toBe(1);
     const retried = (await run('retry', { deliveryId: log.data[0].id })).data as { state: string };
@@ -42,7 +53,29 @@ describe('diwan webhooks', () => {
 
     await run('remove', { endpointId: added.data.id });
     expect(((await run('list')).data as { total: number }).total).toBe(0);
-    const actions = host.storage.sqlite.prepare("SELECT action FROM audit_log WHERE resource = 'webhook-endpoints' ORDER BY seq").pluck().all();
+    const actions = (await host.storage.db.all<{ action: string }>("SELECT action FROM audit_log WHERE resource = 'webhook-endpoints' ORDER BY seq")).map((r) => r.action);
     expect(actions).toEqual(['create', 'rotate', 'retry', 'delete']);
+  });
+
+  it('shows every attempt of one delivery: status, duration, failure, response excerpt (issue 8, item 16)', async () => {
+    const ep = ((await run('add', {}, { url: 'http://127.0.0.1:9/hook', topics: 'invoice.*' })) as { data: { id: string } }).data;
+    await host.catalogue.trigger(company.id, 'invoice.sent', CLI_ACTOR);
+    await host.webhooks.tick();
+    const log = (await run('log', { endpointId: ep.id })).data as { data: { id: string; attemptCount: number }[] };
+    expect(log.data).toHaveLength(1);
+    expect(log.data[0].attemptCount).toBe(1);
+
+    const one = await run('log', { endpointId: ep.id }, { delivery: log.data[0].id });
+    const d = one.data as { id: string; topic: string; attempts: { attempt: number; at: string; durationMs: number; status: number | null; failure: string | null; responseExcerpt: string; responseBytes: number }[] };
+    expect(d).toMatchObject({ id: log.data[0].id, endpointId: ep.id, topic: 'invoice.sent', attemptCount: 1 });
+    expect(d.attempts).toEqual([
+      expect.objectContaining({ attempt: 1, status: null, failure: 'connection_refused', responseExcerpt: '', responseBytes: 0 }),
+    ]);
+    expect(d.attempts[0].durationMs).toBeGreaterThanOrEqual(0);
+    expect(one.text).toContain('ATTEMPT');
+    expect(one.text).toContain('connection_refused');
+
+    await expect(run('log', { endpointId: ep.id }, { delivery: 'dlv_nope' })).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    await run('remove', { endpointId: ep.id });
   });
 });

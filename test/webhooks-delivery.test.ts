@@ -8,12 +8,12 @@ import path from 'node:path';
 import http from 'node:http';
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ManualClock } from '../core/clock.ts';
+import { ManualClock } from '../core/kernel/clock.ts';
 import type { Host } from '../core/host.ts';
-import type { HostConfig } from '../core/config.ts';
+import type { HostConfig } from '../core/kernel/config.ts';
 import { verifySignature } from '../sdk/verify-signature.ts';
 import { unixSeconds } from '../core/webhooks/signature.ts';
-import { createCompany, createCustomer, invoiceBody, makeHost, type TestCompany } from './helpers.ts';
+import { column, createCompany, createCustomer, invoiceBody, makeHost, scalar, type TestCompany } from './webhook-helpers.ts';
 
 type Behaviour = (req: http.IncomingMessage, res: http.ServerResponse) => void;
 
@@ -111,7 +111,7 @@ describe('webhook delivery', () => {
   const company = () => createCompany(host, { name: 'Hooks Co' });
 
   it('delivers a created invoice to an invoice.* consumer, signed so both the SDK and a hand-written check verify it', async () => {
-    co = company();
+    co = await company();
     const r = await rcv();
     const ep = await addEndpoint(co, r.url, ['invoice.*']);
     expect(ep.secret).toMatch(/^whsec_/);
@@ -176,7 +176,7 @@ describe('webhook delivery', () => {
     const deliveriesOf = async (epId: string, q = '') => (await cc.as().get(`/api/v1/webhook-endpoints/${epId}/deliveries${q}`)).json();
 
     it('walks a 500-answering receiver pending → pending → … → dead after 1 + ladder.length attempts, every attempt logged', async () => {
-      cc = createCompany(h);
+      cc = await createCompany(h);
       const r = await rcv((_req, res) => {
         res.writeHead(500);
         res.end('boom');
@@ -225,7 +225,7 @@ describe('webhook delivery', () => {
     });
 
     it('counts a 3xx as a failure (never followed) and a hanging receiver as a timeout', async () => {
-      cc = createCompany(h);
+      cc = await createCompany(h);
       const redirect = await rcv((_req, res) => {
         res.writeHead(302, { location: 'http://127.0.0.1:1/elsewhere' });
         res.end();
@@ -243,7 +243,7 @@ describe('webhook delivery', () => {
     });
 
     it('delivers audit events only to audit.*, never to *; a disabled endpoint gets nothing', async () => {
-      cc = createCompany(h);
+      cc = await createCompany(h);
       await h.webhooks.tick();
       const all = await rcv();
       const audit = await rcv();
@@ -257,6 +257,8 @@ describe('webhook delivery', () => {
       expect(types(all)).toContain('customer.created');
       expect(types(all).some((t) => t.startsWith('audit.'))).toBe(false);
       expect(types(audit)).toContain('audit.customers.create');
+      // Audit topics are snake_case: the endpoint registered after this one is in its trail.
+      expect(types(audit)).toContain('audit.webhook_endpoints.create');
       expect(types(audit).every((t) => t.startsWith('audit.'))).toBe(true);
       expect(off.got).toHaveLength(0);
       expect((await deliveriesOf(epOff.id)).total).toBe(0);
@@ -270,7 +272,7 @@ describe('webhook delivery', () => {
     });
 
     it('signs with both secrets during a rotation grace period, with the new one only after it', async () => {
-      cc = createCompany(h);
+      cc = await createCompany(h);
       const r = await rcv();
       const ep = await add(r.url, ['invoice.overdue']);
       const rot = await cc.as().post(`/api/v1/webhook-endpoints/${ep.id}/rotate-secret`);
@@ -302,7 +304,7 @@ describe('webhook delivery', () => {
     });
 
     it('previews and applies recover-since: failed and dead deliveries since T are rescheduled', async () => {
-      cc = createCompany(h);
+      cc = await createCompany(h);
       const r = await rcv((_req, res) => {
         res.writeHead(503);
         res.end();
@@ -342,15 +344,15 @@ describe('webhook delivery', () => {
     });
 
     it('fans out and marks the outbox in one step: a second fan-out adds nothing', async () => {
-      cc = createCompany(h);
+      cc = await createCompany(h);
       const r = await rcv();
       const ep = await add(r.url, ['invoice.overdue']);
       await trigger(ep.id);
-      expect(h.webhooks.dispatcher.fanOut()).toBeGreaterThan(0);
+      expect(await h.webhooks.dispatcher.fanOut()).toBeGreaterThan(0);
       const n = (await deliveriesOf(ep.id)).total;
       expect(n).toBe(1);
-      expect(h.storage.sqlite.prepare('SELECT count(*) FROM outbox WHERE dispatched_at IS NULL').pluck().get()).toBe(0);
-      expect(h.webhooks.dispatcher.fanOut()).toBe(0);
+      expect(await scalar(h, 'SELECT count(*) AS n FROM outbox WHERE dispatched_at IS NULL')).toBe(0);
+      expect(await h.webhooks.dispatcher.fanOut()).toBe(0);
       expect((await deliveriesOf(ep.id)).total).toBe(1);
       await h.webhooks.tick();
       expect(r.got).toHaveLength(1);
@@ -363,7 +365,7 @@ describe('webhook delivery', () => {
     const hanging = await receiver(() => {});
     const fast = await receiver();
     try {
-      const cc = createCompany(h);
+      const cc = await createCompany(h);
       const post = async (url: string) => (await cc.as().post('/api/v1/webhook-endpoints', { url, topics: ['invoice.overdue'] })).json().data;
       const slow = await post(hanging.url);
       await post(fast.url);
@@ -378,7 +380,7 @@ describe('webhook delivery', () => {
       expect(hanging.got).toHaveLength(1);
       // One at a time per endpoint: events reach the fast endpoint in event order.
       const ids = fast.got.map((g) => g.body.id);
-      const order = h.storage.sqlite.prepare("SELECT id FROM outbox WHERE topic = 'invoice.overdue' ORDER BY seq").pluck().all();
+      const order = await column(h, "SELECT id FROM outbox WHERE topic = 'invoice.overdue' ORDER BY seq");
       expect(ids).toEqual(order.slice(-5));
     } finally {
       await hanging.close();
@@ -400,7 +402,7 @@ describe('crash recovery on a file database', () => {
     const r = await receiver();
     try {
       const h1 = await makeHost({ dbFile, config: { webhooks: WEBHOOKS } });
-      const co = createCompany(h1);
+      const co = await createCompany(h1);
       const ep = (await co.as().post('/api/v1/webhook-endpoints', { url: r.url, topics: ['invoice.*'] })).json().data;
       const customer = await createCustomer(co.as());
       const inv = (await co.as().post('/api/v1/invoices', invoiceBody(customer.id))).json().data;
@@ -425,13 +427,13 @@ describe('crash recovery on a file database', () => {
     const r = await receiver();
     try {
       const h1 = await makeHost({ dbFile, config: { webhooks: WEBHOOKS } });
-      const co = createCompany(h1);
+      const co = await createCompany(h1);
       const ep = (await co.as().post('/api/v1/webhook-endpoints', { url: r.url, topics: ['invoice.overdue'] })).json().data;
       const eventId = (await co.as().post(`/api/v1/webhook-endpoints/${ep.id}/test`, {})).json().data.eventId;
-      h1.webhooks.dispatcher.fanOut();
+      await h1.webhooks.dispatcher.fanOut();
       // The process "died" after sending, before storing the result.
-      h1.storage.sqlite.prepare("UPDATE webhook_deliveries SET state = 'in_flight' WHERE endpoint_id = ?").run(ep.id);
-      const deliveryId = h1.storage.sqlite.prepare('SELECT id FROM webhook_deliveries WHERE endpoint_id = ?').pluck().get(ep.id);
+      await h1.storage.db.run("UPDATE webhook_deliveries SET state = 'in_flight' WHERE endpoint_id = ?", [ep.id]);
+      const deliveryId = await scalar(h1, 'SELECT id FROM webhook_deliveries WHERE endpoint_id = ?', ep.id);
       await h1.close();
 
       const h2 = await makeHost({ dbFile, config: { webhooks: WEBHOOKS } });
@@ -444,7 +446,7 @@ describe('crash recovery on a file database', () => {
         const deadline = Date.now() + 3000;
         let state;
         do {
-          state = h2.storage.sqlite.prepare('SELECT state FROM webhook_deliveries WHERE id = ?').pluck().get(deliveryId);
+          state = await scalar(h2, 'SELECT state FROM webhook_deliveries WHERE id = ?', deliveryId);
           if (state === 'delivered') break;
           await new Promise((res) => setTimeout(res, 10));
         } while (Date.now() < deadline);

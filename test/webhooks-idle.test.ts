@@ -2,15 +2,15 @@
 // interval instead of firing again at once (a NaN delay once made it spin on every tick).
 import { afterEach, expect, it } from 'vitest';
 import { buildHost, type Host } from '../core/host.ts';
-import { invoicingSources } from './helpers.ts';
+import { invoicingSources } from './webhook-helpers.ts';
 
 let host: Host | undefined;
 afterEach(async () => host?.close());
 
 it('reports no due delivery as null, and an idle listening host uses almost no CPU', async () => {
   host = await buildHost({ dbFile: ':memory:', sources: invoicingSources() });
-  host.createCompany({ name: 'Idle', apps: ['invoicing'] });
-  expect(host.webhooks.deliveries.nextDue()).toBeNull();
+  await host.createCompany({ name: 'Idle', apps: ['invoicing'] });
+  expect(await host.webhooks.deliveries.nextDue()).toBeNull();
   await host.app.listen({ port: 0, host: '127.0.0.1' });
   const before = process.cpuUsage();
   await new Promise((r) => setTimeout(r, 1000));

@@ -28,11 +28,11 @@ function computeTotals(doc: Record<string, unknown>, ctx: AppContext): void {
 }
 
 /** Every invoice of a customer in the given states, page by page. */
-function invoicesOf(ctx: AppContext, customerId: string, state?: string): Doc[] {
+async function invoicesOf(ctx: AppContext, customerId: string, state?: string): Promise<Doc[]> {
   const out: Doc[] = [];
   for (let page = 1; ; page++) {
     const filters: Record<string, string> = { customerId, ...(state ? { state } : {}) };
-    const r = ctx.docs('invoice').list({ page, pageSize: 100, filters });
+    const r = await ctx.docs('invoice').list({ page, pageSize: 100, filters });
     out.push(...r.data);
     if (page * r.pageSize >= r.total) return out;
   }
@@ -46,8 +46,8 @@ export default defineApp({
       beforeUpdate: (doc, _previous, ctx) => computeTotals(doc, ctx),
     },
     customer: {
-      beforeDelete(doc, ctx) {
-        const count = ctx.docs('invoice').list({ pageSize: 1, filters: { customerId: doc.id } }).total;
+      async beforeDelete(doc, ctx) {
+        const { total: count } = await ctx.docs('invoice').list({ pageSize: 1, filters: { customerId: doc.id } });
         if (count > 0) throw new AppError('CONFLICT', [{ reason: 'customer_has_invoices', invoices: count }], { reason: ctx.t('customerHasInvoices', { count }) });
       },
     },
@@ -74,10 +74,10 @@ export default defineApp({
           },
         },
       },
-      handler(req, ctx) {
-        const customer = ctx.docs('customer').get(req.params.id);
+      async handler(req, ctx) {
+        const customer = await ctx.docs('customer').get(req.params.id);
         if (!customer) throw new AppError('NOT_FOUND', [{ resource: 'customers', id: req.params.id }]);
-        const open = invoicesOf(ctx, customer.id, 'sent');
+        const open = await invoicesOf(ctx, customer.id, 'sent');
         const digits = minorDigits(ctx.company.currency);
         const minor = open.reduce((sum, inv) => sum + multiplyToMinor(1, inv.total as number, digits), 0n);
         return { body: { data: { customerId: customer.id, currency: ctx.company.currency, outstanding: fromMinor(minor, digits), invoices: open.length } } };

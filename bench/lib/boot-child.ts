@@ -38,7 +38,7 @@ if (mode === 'host') {
     mode, port: typeof address === 'object' && address ? address.port : 0,
     scriptMs, importedMs, builtMs, listeningMs, rss: mem.rss, heapUsed: mem.heapUsed, external: mem.external,
     apps: host.runtime.list().length,
-    companies: (host.storage.sqlite.prepare('SELECT count(*) FROM companies').pluck().get() as number),
+    companies: (await host.companies.list()).length,
   };
   process.once('SIGTERM', async () => {
     await host.close();

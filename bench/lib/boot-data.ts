@@ -18,12 +18,13 @@ export async function seedBootData(dataDir: string, companies: number, onProgres
   try {
     let installs = 0;
     for (let i = 0; i < companies; i++) {
-      const { installed } = host.createCompany({ name: `Company ${i + 1}`, currency: i % 2 ? 'SAR' : 'USD' });
+      const { installed } = await host.createCompany({ name: `Company ${i + 1}`, currency: i % 2 ? 'SAR' : 'USD' });
       installs = installed.length;
       if (onProgress && (i + 1) % 10 === 0) onProgress(i + 1);
     }
-    host.storage.sqlite.pragma('wal_checkpoint(TRUNCATE)');
-    const dbBytes = (host.storage.sqlite.pragma('page_count', { simple: true }) as number) * (host.storage.sqlite.pragma('page_size', { simple: true }) as number);
+    await host.storage.db.exec('PRAGMA wal_checkpoint(TRUNCATE)');
+    const pages = (await host.storage.db.get<{ n: number }>('SELECT page_count * page_size AS n FROM pragma_page_count(), pragma_page_size()'))!;
+    const dbBytes = Number(pages.n);
     const appIds = host.runtime.list().map((a) => a.manifest.id);
     return {
       companies,

@@ -7,7 +7,9 @@ import Database from 'better-sqlite3';
 import { buildHost } from '../../core/host.ts';
 import { firstPartySources, validManifest, type AppSource } from '../../core/apps/app-source.ts';
 import type { Caller } from '../../core/apps/doc-type.ts';
-import { applyPragmas, createDocTableSql, docTableName } from '../../core/db/dialect.ts';
+import { sqliteDialect } from '../../core/storage/dialect.ts';
+import { DocumentTable, docTableName } from '../../core/storage/repos/documents.ts';
+import type { Db } from '../../core/storage/db.ts';
 
 export const CONTACTS_APP_ID = 'bench-contacts';
 export const CONTACTS_RESOURCE = 'bench-contacts';
@@ -42,7 +44,6 @@ export function writeContactsApp(appsDir: string): string {
         idPrefix: 'bct',
         label: label('Contact', 'جهة اتصال'),
         labelPlural: label('Contacts', 'جهات الاتصال'),
-        topicBase: 'benchcontact',
         fields: [
           { name: 'name', type: 'string', required: true, minLength: 1, maxLength: 200, filterable: true, label: label('Name', 'الاسم') },
           { name: 'email', type: 'string', maxLength: 254, filterable: true, label: label('Email', 'البريد الإلكتروني') },
@@ -78,29 +79,39 @@ export async function seedHttpBench(dataDir: string, customers = 10_000): Promis
   writeContactsApp(appsDir);
   const host = await buildHost({ config: { dataDir, rateLimitPerMinute: 0 }, sources: httpBenchSources(appsDir), defaultApps: [], logger: false });
   try {
-    const { company } = host.createCompany({ name: 'Bench Trading Co', currency: 'SAR', apps: ['invoicing', CONTACTS_APP_ID] });
-    const key = host.keys.create({ companyId: company.id, role: 'Owner', scopes: ['*'], name: 'bench owner' }).key;
-    const caller: Caller = { company, actor: { type: 'cli', id: 'bench' }, lang: 'en', requestId: null };
+    const { company } = await host.createCompany({ name: 'Bench Trading Co', currency: 'SAR', apps: ['invoicing', CONTACTS_APP_ID] });
+    const actor = { type: 'cli' as const, id: 'bench' };
+    const key = (await host.keys.create({ companyId: company.id, actor, appId: 'core' }, { role: 'Owner', scopes: ['*'], name: 'bench owner' })).key;
+    const caller: Caller = { company, actor, lang: 'en', requestId: null };
     const customerType = host.runtime.get('invoicing')!.docTypes.get('customer')!;
     const contactType = host.runtime.get(CONTACTS_APP_ID)!.docTypes.get('contact')!;
     const customerIds: string[] = [];
-    host.storage.sqlite.transaction(() => {
-      for (let i = 0; i < customers; i++) customerIds.push(customerType.create(caller, party(i)).id);
-    })();
-    host.storage.sqlite.transaction(() => {
-      for (let i = 0; i < customers; i++) contactType.create(caller, party(i));
-    })();
-    host.storage.sqlite.pragma('wal_checkpoint(TRUNCATE)');
+    await host.storage.db.transaction(async () => {
+      for (let i = 0; i < customers; i++) customerIds.push((await customerType.create(caller, party(i))).id);
+    });
+    await host.storage.db.transaction(async () => {
+      for (let i = 0; i < customers; i++) await contactType.create(caller, party(i));
+    });
+    await host.storage.db.exec('PRAGMA wal_checkpoint(TRUNCATE)');
 
     // The baseline's database: same DDL (columns and indexes) and the very same customer rows.
     const bareDb = path.join(dataDir, 'bare', 'bare.db');
     fs.mkdirSync(path.dirname(bareDb), { recursive: true });
     const bare = new Database(bareDb);
-    applyPragmas(bare);
+    bare.pragma('journal_mode = WAL');
+    bare.pragma('synchronous = NORMAL');
     const customersTable = docTableName('invoicing', 'customer');
     const invoicesTable = docTableName('invoicing', 'invoice');
-    bare.exec(createDocTableSql(customersTable, ['name', 'email']));
-    bare.exec(createDocTableSql(invoicesTable, ['customerId']));
+    // The same DDL the host's storage gives these tables.
+    const shape = { dialect: sqliteDialect } as Db;
+    for (const t of [
+      new DocumentTable(shape, customersTable, [{ name: 'name', kind: 'text' }, { name: 'email', kind: 'text' }]),
+      new DocumentTable(shape, invoicesTable, [{ name: 'customerId', kind: 'text' }]),
+    ]) {
+      const def = t.definition();
+      bare.exec(sqliteDialect.createTable(def));
+      for (const [name, ix] of Object.entries(def.indexes ?? {})) bare.exec(sqliteDialect.createIndex(def.name, name, ix));
+    }
     bare.prepare('ATTACH DATABASE ? AS h').run(path.join(dataDir, 'diwan.db'));
     bare.exec(`INSERT INTO main."${customersTable}" SELECT * FROM h."${customersTable}"`);
     // Empty copies of the host's audit and outbox tables, with their indexes, for the "same rows" reference.

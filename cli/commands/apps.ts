@@ -1,6 +1,8 @@
 // `diwan apps …`: what apps the host offers, and each company's install state and lifecycle
-// steps. Code enters the host only here: `apps install <file|folder>` verifies a package and
-// unpacks it under the data directory (through core/apps/packages.ts).
+// steps; every command here builds the host (it needs the apps). Code enters the host only
+// here: `apps install <file|folder>` verifies a package and stores it in the database
+// (`host.installPackage`), from where a server running on the same data loads it within a
+// second (it hears the `packages` change); with `--company` it is then installed there.
 import fs from 'node:fs';
 import type { UpgradePlan } from '../../core/apps/lifecycle.ts';
 import { UsageError, record, say, table } from '../output.ts';
@@ -11,14 +13,16 @@ const APP_ID = /^[a-z][a-z0-9-]{1,39}$/;
 /** An argument is a path when it exists on disk or cannot be an app id. */
 const isPath = (arg: string) => fs.existsSync(arg) || !APP_ID.test(arg);
 
-function planText(ctx: CommandContext, plan: UpgradePlan): string {
+/** The plan for people: `+` added, `-` removed, `~` changed (a field's declaration, a permission's lowest role). */
+export function planText(ctx: Pick<CommandContext, 'lang'>, plan: UpgradePlan): string {
   const lines = [say(ctx.lang, 'apps.plan', { id: plan.appId, from: plan.from, to: plan.to })];
   let any = false;
-  for (const key of ['permissions', 'routes', 'documentTypes', 'topics'] as const) {
-    const d = plan[key];
-    if (!d.added.length && !d.removed.length) continue;
+  for (const key of ['permissions', 'routes', 'documentTypes', 'fields', 'topics'] as const) {
+    const d: { added: string[]; removed: string[]; changed?: (string | { permission: string; from: string; to: string })[] } = plan[key];
+    const changed = (d.changed ?? []).map((c) => (typeof c === 'string' ? c : `${c.permission}: ${c.from} → ${c.to}`));
+    if (!d.added.length && !d.removed.length && !changed.length) continue;
     any = true;
-    lines.push(`  ${key}:`, ...d.added.map((x) => `    + ${x}`), ...d.removed.map((x) => `    - ${x}`));
+    lines.push(`  ${key}:`, ...d.added.map((x) => `    + ${x}`), ...d.removed.map((x) => `    - ${x}`), ...changed.map((x) => `    ~ ${x}`));
   }
   if (plan.migrations.length) {
     any = true;
@@ -35,10 +39,11 @@ const step = (name: 'enable' | 'disable' | 'uninstall' | 'purge', summary: strin
   summary,
   args: appArg,
   options: { company: companyOption },
-  run(ctx) {
-    const company = companyOf(ctx);
+  async run(ctx) {
+    const host = await ctx.host();
+    const company = await companyOf(ctx, host);
     const id = String(ctx.args.id);
-    const data = ctx.host.lifecycle[name](company.id, id, ctx.actor, { lang: ctx.lang });
+    const data: unknown = await host.lifecycle[name](company.id, id, ctx.actor, { lang: ctx.lang });
     const text =
       name === 'purge'
         ? say(ctx.lang, 'apps.purged', { id, company: company.id, count: (data as { documentsRemoved: number }).documentsRemoved })
@@ -54,7 +59,9 @@ export const apps: CommandGroup = {
     {
       name: 'available',
       summary: 'The apps this host offers (first-party and installed packages)',
-      run({ host, lang }) {
+      async run(ctx) {
+        const { lang } = ctx;
+        const host = await ctx.host();
         const data = host.runtime.list().map((a) => ({
           id: a.manifest.id,
           version: a.manifest.version,
@@ -72,10 +79,11 @@ export const apps: CommandGroup = {
       name: 'list',
       summary: 'Every available app and its state in the company',
       options: { company: companyOption, installed: { type: 'boolean', description: 'Only the apps installed (enabled or disabled)' } },
-      run(ctx) {
-        const { host, lang } = ctx;
-        const company = companyOf(ctx);
-        const installs = host.runtime.installs(company.id);
+      async run(ctx) {
+        const { lang } = ctx;
+        const host = await ctx.host();
+        const company = await companyOf(ctx, host);
+        const installs = await host.runtime.installs(company.id);
         const data = host.runtime
           .list()
           .map((a) => {
@@ -107,31 +115,35 @@ export const apps: CommandGroup = {
       },
       examples: ['diwan apps install invoicing --company co_…', 'diwan apps install ./crm-1.2.0.diwan.tgz --company co_…', 'diwan apps install ./my-app'],
       async run(ctx) {
-        const { host, lang } = ctx;
+        const { lang } = ctx;
         const arg = String(ctx.args.app);
         const lines: string[] = [];
         let appId = arg;
         let pkg: Record<string, unknown> | undefined;
-        if (isPath(arg)) {
-          const { installFromPath } = await import('../../core/apps/packages.ts');
-          const p = await installFromPath(host, arg);
-          appId = p.manifest.id;
-          pkg = { id: appId, version: p.manifest.version, hash: p.hash, replaced: p.replaced, previousVersion: p.previousVersion ?? null, dir: p.dir };
-          lines.push(say(lang, 'apps.packaged', { id: appId, version: p.manifest.version, hash: p.hash, replaced: p.replaced ? say(lang, 'apps.replacedNote') : '' }));
-          lines.push(say(lang, 'apps.restartNote'));
-        } else if (ctx.opts.company === undefined) {
+        if (!isPath(arg) && ctx.opts.company === undefined) {
           throw new UsageError('--company', 'required', say(lang, 'usage.required', { name: '--company' }));
+        }
+        const host = await ctx.host();
+        if (isPath(arg)) {
+          const p = await host.installPackage(arg);
+          appId = p.manifest.id;
+          pkg = {
+            id: appId, version: p.manifest.version, hash: p.hash, replaced: p.replaced, previousVersion: p.previousVersion ?? null,
+            dir: host.runtime.get(appId)?.source.dir ?? null, ...(p.packedFrom ? { packedFrom: p.packedFrom } : {}),
+          };
+          lines.push(say(lang, 'apps.packaged', { id: appId, version: p.manifest.version, hash: p.hash, replaced: p.replaced ? say(lang, 'apps.replacedNote') : '' }));
+          lines.push(say(lang, 'apps.liveNote'));
         }
         if (ctx.opts.company === undefined) return { data: { package: pkg, installed: [], app: null }, text: lines.join('\n') };
 
-        const company = companyOf(ctx);
-        const row = host.runtime.install(company.id, appId);
+        const company = await companyOf(ctx, host);
+        const row = await host.runtime.install(company.id, appId);
         if (pkg && row && row.state !== 'uninstalled') {
           // Already in the company: a newer package is an upgrade, which has its own dry run.
           lines.push(say(lang, 'apps.upgradeNote', { id: appId, company: company.id, installed: row.version }));
           return { data: { package: pkg, installed: [], app: { appId, version: row.version, state: row.state }, upgradeAvailable: row.version !== pkg.version }, text: lines.join('\n') };
         }
-        const r = host.lifecycle.install(company.id, appId, ctx.actor, { withDependencies: !ctx.opts['no-deps'], lang });
+        const r = await host.lifecycle.install(company.id, appId, ctx.actor, { withDependencies: !ctx.opts['no-deps'], lang });
         lines.push(say(lang, 'apps.installed', { company: company.id, apps: r.installed.join(', ') }));
         return { data: { ...(pkg ? { package: pkg } : {}), ...r }, text: lines.join('\n') };
       },
@@ -145,12 +157,13 @@ export const apps: CommandGroup = {
       summary: 'Show the upgrade plan (dry run) of an app to the available version; apply it with --yes',
       args: appArg,
       options: { company: companyOption, yes: { type: 'boolean', short: 'y', description: 'Apply the plan shown' } },
-      run(ctx) {
-        const company = companyOf(ctx);
+      async run(ctx) {
+        const host = await ctx.host();
+        const company = await companyOf(ctx, host);
         const id = String(ctx.args.id);
-        const plan = ctx.host.lifecycle.upgradePlan(company.id, id);
+        const plan = await host.lifecycle.upgradePlan(company.id, id);
         if (!ctx.opts.yes) return { data: { plan, applied: false }, text: `${planText(ctx, plan)}\n${say(ctx.lang, 'apps.planConfirm')}` };
-        const r = ctx.host.lifecycle.upgrade(company.id, id, ctx.actor, { expectTo: plan.to, lang: ctx.lang });
+        const r = await host.lifecycle.upgrade(company.id, id, ctx.actor, { expectTo: plan.to, lang: ctx.lang });
         return { data: { ...r, applied: true }, text: `${planText(ctx, r.plan)}\n${say(ctx.lang, 'apps.planApplied', { id, to: r.plan.to })}\n${record(r.app as never)}` };
       },
     },

@@ -1,4 +1,4 @@
-// `diwan audit list`: a company's audit log, newest first, a page at a time.
+// `diwan audit list`: a company's audit log, newest first, a page at a time (the database only).
 import { say, table } from '../output.ts';
 import { companyOf, companyOption, pageOf, pageOptions, type CommandGroup } from './command.ts';
 
@@ -15,10 +15,11 @@ export const audit: CommandGroup = {
         action: { type: 'string', value: 'action', description: 'Only this action (create, revoke, install, …)' },
         ...pageOptions('Entries', 500),
       },
-      run(ctx) {
-        const company = companyOf(ctx);
+      async run(ctx) {
+        const services = await ctx.services();
+        const company = await companyOf(ctx, services);
         const { page, pageSize } = pageOf(ctx, 500);
-        const { total, data } = ctx.host.audit.list(company.id, { page, pageSize, resource: ctx.opts.resource as string | undefined, action: ctx.opts.action as string | undefined });
+        const { total, data } = await services.audit.list(company.id, { page, pageSize, resource: ctx.opts.resource as string | undefined, action: ctx.opts.action as string | undefined });
         const rows = data.map((r) => ({ ...r, actor: `${r.actor.type}:${r.actor.id}` }));
         const pages = Math.max(1, Math.ceil(total / pageSize));
         return {

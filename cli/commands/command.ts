@@ -1,11 +1,18 @@
 // The shape of a CLI command, shared by the command groups and main.ts. A command declares
 // its arguments and options (for parsing and `--help`) and returns its data and, for people,
-// a text rendering of it; main.ts does the printing, the exit code and closing the host.
+// a text rendering of it; main.ts does the printing, the exit code and closing what was opened.
+//
+// A command asks for what it needs, when it needs it: `services()` (the database and the small
+// domain services: fast, enough for every list and for keys) or `host()` (the whole host with
+// every app loaded: for what involves apps). Every command module is loaded on every run, so
+// they import from core only light values (error class, role names, delivery filters) and types;
+// cli.test.ts checks the graph.
 import type { Host } from '../../core/host.ts';
-import type { Actor } from '../../core/identity/principal.ts';
-import type { Lang } from '../../core/i18n/i18n.ts';
+import type { Actor } from '../../core/kernel/actor.ts';
+import type { Lang } from '../../core/kernel/i18n/i18n.ts';
 import type { Company } from '../../core/tenancy/companies.ts';
-import { DiwanError } from '../../core/errors/diwan-error.ts';
+import type { ServiceNeeds, Services } from '../services.ts';
+import { DiwanError } from '../../core/kernel/errors/diwan-error.ts';
 import { UsageError, say } from '../output.ts';
 
 export interface OptionSpec {
@@ -25,8 +32,13 @@ export interface ArgSpec {
 }
 
 export interface CommandContext {
-  /** Built for commands with `host !== false`, on `--data-dir`; closed by main.ts. */
-  host: Host;
+  /**
+   * The database of `--data-dir` and the domain services that need no app (opened once, on first
+   * call; closed by main.ts). `needs` names the optional parts a command uses (`webhooks`).
+   */
+  services(needs?: ServiceNeeds): Promise<Services>;
+  /** The whole host on `--data-dir`, every app loaded, not listening (built once, on first call; closed by main.ts). */
+  host(): Promise<Host>;
   args: Record<string, string | undefined>;
   opts: Record<string, string | boolean | undefined>;
   lang: Lang;
@@ -49,8 +61,6 @@ export interface Command {
   summary: string;
   args?: ArgSpec[];
   options?: Record<string, OptionSpec>;
-  /** Whether the command works on the host's database (default true). */
-  host?: boolean;
   examples?: string[];
   run(ctx: CommandContext): Promise<CommandResult> | CommandResult;
 }
@@ -61,17 +71,20 @@ export interface CommandGroup {
   commands: Command[];
 }
 
-export const CLI_ACTOR: Actor = { type: 'cli', id: 'operator' };
+export { CLI_ACTOR } from '../../core/kernel/actor.ts';
 
 export const companyOption: OptionSpec = { type: 'string', value: 'id', required: true, description: 'The company (co_…) to act in' };
 
 /** The `--company` value, checked to name an existing company. */
-export function companyOf(ctx: CommandContext): Company {
+export async function companyOf(ctx: CommandContext, services?: Pick<Services, 'companies'>): Promise<Company> {
   const id = String(ctx.opts.company);
-  const company = ctx.host.companies.get(id);
+  const company = await (services ?? (await ctx.services())).companies.get(id);
   if (!company) throw new DiwanError('NOT_FOUND', [{ resource: 'companies', id }]);
   return company;
 }
+
+/** The write scope of the operator's CLI in a company (writes audit themselves as `cli:operator`). */
+export const scopeOf = (ctx: CommandContext, companyId: string) => ({ companyId, actor: ctx.actor, appId: 'core' });
 
 /** A positive integer option, or a usage error. */
 export function intOption(ctx: CommandContext, name: string, fallback: number): number {

@@ -1,4 +1,5 @@
 // `diwan companies create|list`: tenants, created with their apps in one audited transaction.
+// Creating installs apps, so it builds the host; listing reads the database only.
 import { say, table } from '../output.ts';
 import type { CommandGroup } from './command.ts';
 
@@ -15,10 +16,12 @@ export const companies: CommandGroup = {
         apps: { type: 'string', value: 'none|id,id', description: "Apps to install; 'none' for none (default: the host's standard set)" },
       },
       examples: ['diwan companies create --name Acme --currency SAR', 'diwan companies create --name Empty --apps none --json'],
-      run({ host, opts, actor, lang }) {
+      async run(ctx) {
+        const { opts, actor, lang } = ctx;
         const appsOpt = opts.apps as string | undefined;
         const apps = appsOpt === undefined ? undefined : appsOpt.trim() === 'none' ? [] : appsOpt.split(',').map((s) => s.trim()).filter(Boolean);
-        const { company, installed } = host.createCompany({ name: String(opts.name), currency: opts.currency as string | undefined, apps }, actor);
+        const host = await ctx.host();
+        const { company, installed } = await host.createCompany({ name: String(opts.name), currency: opts.currency as string | undefined, apps }, actor);
         const data = { ...company, apps: installed };
         return { data, text: say(lang, 'companies.created', { ...company, apps: installed.join(', ') || '-' }) };
       },
@@ -26,11 +29,15 @@ export const companies: CommandGroup = {
     {
       name: 'list',
       summary: 'List the companies and their enabled apps',
-      run({ host, lang }) {
-        const data = host.companies.list().map((c) => ({
-          ...c,
-          apps: [...host.runtime.installs(c.id).values()].filter((r) => r.state === 'enabled').map((r) => r.appId).sort(),
-        }));
+      async run(ctx) {
+        const { lang } = ctx;
+        const { companies: all, storage } = await ctx.services();
+        const data = await Promise.all(
+          (await all.list()).map(async (c) => ({
+            ...c,
+            apps: (await storage.installs.ofCompany(c.id)).filter((r) => r.state === 'enabled').map((r) => r.appId).sort(),
+          })),
+        );
         return {
           data,
           text: data.length

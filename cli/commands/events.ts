@@ -1,5 +1,5 @@
 // `diwan events catalogue` and `diwan events trigger`: the event catalogue, and test events
-// that let webhook consumers exercise their endpoints.
+// that let webhook consumers exercise their endpoints. Both need the apps: they build the host.
 import { table } from '../output.ts';
 import { companyOf, companyOption, type CommandGroup } from './command.ts';
 
@@ -17,9 +17,10 @@ export const events: CommandGroup = {
         installed: { type: 'boolean', description: 'With --company: only installed families' },
       },
       examples: ['diwan events catalogue --family crm', 'diwan events catalogue --pattern "invoice.*" --json'],
-      run(ctx) {
-        const companyId = ctx.opts.company ? companyOf(ctx).id : undefined;
-        const data = ctx.host.events.catalogue(companyId, {
+      async run(ctx) {
+        const host = await ctx.host();
+        const companyId = ctx.opts.company ? (await companyOf(ctx, host)).id : undefined;
+        const data = await host.catalogue.catalogue(companyId, {
           lang: ctx.lang,
           family: ctx.opts.family as string | undefined,
           pattern: ctx.opts.pattern as string | undefined,
@@ -40,9 +41,10 @@ export const events: CommandGroup = {
       summary: "Emit a topic's example payload, marked as a test, to the company's matching webhook endpoints",
       args: [{ name: 'topic', description: 'An exact topic, e.g. crm.lead.created', required: true }],
       options: { company: companyOption },
-      run(ctx) {
-        const company = companyOf(ctx);
-        const ev = ctx.host.events.trigger(company.id, String(ctx.args.topic), ctx.actor);
+      async run(ctx) {
+        const host = await ctx.host();
+        const company = await companyOf(ctx, host);
+        const ev = await host.catalogue.trigger(company.id, String(ctx.args.topic), ctx.actor);
         const data = { id: ev.id, topic: ev.topic, test: true, companyId: company.id, createdAt: ev.createdAt, data: ev.data };
         return { data, text: `test event ${ev.id} (${ev.topic}) queued for ${company.id}` };
       },

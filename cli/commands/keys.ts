@@ -1,8 +1,9 @@
-// `diwan keys create|list|revoke`: API keys of a company. Creating and revoking write their
-// audit row in the same transaction, as the API routes do; a listing never holds a full key.
+// `diwan keys create|list|revoke`: API keys of a company, through the identity domain, which
+// writes each audit row in the write's transaction (as for the API routes); the operator holds
+// every role and scope. A listing never holds a full key. No app is involved: no host is built.
 import { ROLES } from '../../core/identity/roles.ts';
 import { record, say, table } from '../output.ts';
-import { companyOf, companyOption, type CommandGroup } from './command.ts';
+import { companyOf, companyOption, scopeOf, type CommandGroup } from './command.ts';
 
 export const keys: CommandGroup = {
   name: 'keys',
@@ -19,20 +20,16 @@ export const keys: CommandGroup = {
         expires: { type: 'string', value: 'ISO date-time', description: 'When the key stops working' },
       },
       examples: ["diwan keys create --company co_… --role Owner --scopes '*' --name ci"],
-      run(ctx) {
-        const { host, opts, actor, lang } = ctx;
-        const company = companyOf(ctx);
-        const created = host.storage.sqlite.transaction(() => {
-          const c = host.keys.create({
-            companyId: company.id,
-            role: String(opts.role),
-            scopes: String(opts.scopes).split(','),
-            name: opts.name as string | undefined,
-            expiresAt: opts.expires as string | undefined,
-          });
-          host.audit.record({ companyId: company.id, actor, appId: 'core', action: 'create', resource: 'api-keys', resourceId: c.record.id, after: c.record });
-          return c;
-        }).immediate();
+      async run(ctx) {
+        const { opts, lang } = ctx;
+        const services = await ctx.services();
+        const company = await companyOf(ctx, services);
+        const created = await services.keys.create(scopeOf(ctx, company.id), {
+          role: String(opts.role),
+          scopes: String(opts.scopes).split(','),
+          name: opts.name as string | undefined,
+          expiresAt: opts.expires as string | undefined,
+        });
         const data = { ...created.record, key: created.key };
         return { data, text: `${say(lang, 'keys.created', { id: data.id, company: company.id, role: data.role })}\n\n  ${data.key}\n\n${record(created.record as never)}` };
       },
@@ -41,8 +38,9 @@ export const keys: CommandGroup = {
       name: 'list',
       summary: "List a company's API keys (never their secrets)",
       options: { company: companyOption },
-      run(ctx) {
-        const data = ctx.host.keys.list(companyOf(ctx).id);
+      async run(ctx) {
+        const services = await ctx.services();
+        const data = await services.keys.list((await companyOf(ctx, services)).id);
         return {
           data,
           text: data.length
@@ -63,20 +61,22 @@ export const keys: CommandGroup = {
     },
     {
       name: 'revoke',
-      summary: 'Revoke an API key',
+      summary: 'Revoke an API key (a key already revoked stays as it was)',
       args: [{ name: 'keyId', required: true, description: 'The key id (the part after dwk_)' }],
       options: { company: companyOption },
-      run(ctx) {
-        const { host, actor } = ctx;
-        const company = companyOf(ctx);
+      async run(ctx) {
+        const services = await ctx.services();
+        const company = await companyOf(ctx, services);
         const id = String(ctx.args.keyId);
-        const data = host.storage.sqlite.transaction(() => {
-          const before = host.keys.get(company.id, id);
-          const after = host.keys.revoke(company.id, id);
-          host.audit.record({ companyId: company.id, actor, appId: 'core', action: 'revoke', resource: 'api-keys', resourceId: id, before, after });
-          return after;
-        }).immediate();
-        return { data, text: say(ctx.lang, 'keys.revoked', { id, at: data.revokedAt }) };
+        // The domain revokes and audits once; a second revoke changes and records nothing, and
+        // answers the key as it is. Say which it was rather than report a revocation again.
+        const before = await services.keys.get(company.id, id);
+        const after = await services.keys.revoke(scopeOf(ctx, company.id), id);
+        const alreadyRevoked = !!before?.revokedAt;
+        return {
+          data: { ...after, alreadyRevoked },
+          text: say(ctx.lang, alreadyRevoked ? 'keys.alreadyRevoked' : 'keys.revoked', { id, at: after.revokedAt }),
+        };
       },
     },
   ],

@@ -11,7 +11,6 @@ export const start: CommandGroup = {
     {
       name: '',
       summary: 'Run the server (PORT, DATA_DIR; stop with Ctrl-C)',
-      host: false,
       options: {
         port: { type: 'string', value: 'n', description: 'Port to listen on (default env PORT or 3000; 0 picks a free one)' },
         host: { type: 'string', value: 'address', description: 'Address to bind (default env HOST or 0.0.0.0)' },
@@ -25,8 +24,8 @@ export const start: CommandGroup = {
           await import('../../core/main.ts');
           return { data: null, text: '', keepAlive: true };
         }
-        const { buildHost } = await import('../../core/host.ts');
-        const host = await buildHost({ config: { dataDir: ctx.dataDir }, logger: false });
+        // Built by main.ts (after PORT and HOST are set above), and kept open: the command keeps running.
+        const host = await ctx.host();
         await host.app.listen({ port: host.config.port, host: host.config.host });
         const addr = host.app.server.address();
         const actual = typeof addr === 'object' && addr ? addr.port : host.config.port;

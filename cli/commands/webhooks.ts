@@ -1,11 +1,37 @@
 // `diwan webhooks add|list|remove|rotate|log|retry`: webhook endpoints of a company and their
-// delivery log. Writes are audited in their transaction, as the API routes do; the signing
-// secret is printed by `add` and `rotate` only. Deliveries are made by the running server.
-import { DELIVERY_FILTERS, type DeliveryFilter } from '../../core/webhooks/deliveries.ts';
+// delivery log, through the webhooks domain, which audits each write in its transaction (as
+// for the API routes); the signing secret is printed by `add` and `rotate` only. Deliveries are
+// made by the running server. `add` (its topics are checked against the apps' catalogue) and
+// `rotate` (the host seals secrets) build the host; the others need the database only.
+import { DiwanError } from '../../core/kernel/errors/diwan-error.ts';
+import { DELIVERY_FILTERS, type Attempt, type Delivery, type DeliveryFilter } from '../../core/webhooks/deliveries.ts';
 import { record, table } from '../output.ts';
-import { companyOf, companyOption, pageOf, pageOptions, type CommandGroup } from './command.ts';
+import { companyOf, companyOption, pageOf, pageOptions, scopeOf, type CommandContext, type CommandGroup } from './command.ts';
 
 const endpointArg = { name: 'endpointId', required: true, description: 'The endpoint id (whe_…)' };
+
+/** A response excerpt on one line, cut for a table cell (the JSON keeps it whole). */
+function excerpt(a: Attempt, max = 60): string {
+  const flat = a.responseExcerpt.replace(/\s+/g, ' ').trim();
+  if (!flat) return a.responseBytes ? `(${a.responseBytes} bytes)` : '';
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+}
+
+/** One delivery and every attempt of it, for people. */
+function attemptsText(d: Delivery & { attempts: Attempt[] }): string {
+  const head = record(d as never, ['id', 'endpointId', 'eventId', 'topic', 'state', 'attemptCount', 'lastStatus', 'lastFailure', 'nextAttemptAt', 'createdAt', 'deliveredAt']);
+  if (!d.attempts.length) return `${head}\n\nNo attempts yet.`;
+  const rows = d.attempts.map((a) => ({ ...a, durationMs: `${a.durationMs} ms`, response: excerpt(a) }));
+  return `${head}\n\n${table(rows, [
+    { key: 'attempt', label: 'ATTEMPT' },
+    { key: 'at', label: 'AT' },
+    { key: 'status', label: 'STATUS' },
+    { key: 'durationMs', label: 'DURATION' },
+    { key: 'failure', label: 'FAILURE' },
+    { key: 'detail', label: 'DETAIL' },
+    { key: 'response', label: 'RESPONSE' },
+  ])}`;
+}
 
 export const webhooks: CommandGroup = {
   name: 'webhooks',
@@ -23,25 +49,29 @@ export const webhooks: CommandGroup = {
       },
       examples: ["diwan webhooks add --company co_… --url https://example.com/hooks --topics 'invoice.*,crm.lead.created' --json"],
       async run(ctx) {
-        const company = companyOf(ctx);
+        const host = await ctx.host();
+        const company = await companyOf(ctx, host);
         const topics = String(ctx.opts.topics).split(',').map((t) => t.trim()).filter((t) => t !== '');
-        const data = await ctx.host.webhooks.endpoints.create(
-          company.id,
-          { url: String(ctx.opts.url), topics, description: (ctx.opts.description as string | undefined) ?? null, enabled: ctx.opts.disabled !== true },
-          ctx.actor,
-        );
-        const { secret, ...rest } = data;
-        return { data, text: `Webhook endpoint ${data.id} registered for ${company.id}. This is the only time its signing secret is shown:\n\n  ${secret}\n\n${record({ ...rest, topics: rest.topics.join(', ') } as never)}` };
+        const data = await host.webhooks.endpoints.create(scopeOf(ctx, company.id), {
+          url: String(ctx.opts.url), topics, description: (ctx.opts.description as string | undefined) ?? null, enabled: ctx.opts.disabled !== true,
+        });
+        const { secret, warnings, ...rest } = data;
+        const notes = warnings.map((w) => `\nwarning (${w.pointer}): ${w.message}`).join('');
+        return { data, text: `Webhook endpoint ${data.id} registered for ${company.id}. This is the only time its signing secret is shown:\n\n  ${secret}\n\n${record({ ...rest, topics: rest.topics.join(', ') } as never)}${notes}` };
       },
     },
     {
       name: 'list',
       summary: "List a company's webhook endpoints (never their secrets)",
       options: { company: companyOption, ...pageOptions('Endpoints', 100) },
-      run(ctx) {
+      async run(ctx) {
         const q = pageOf(ctx, 100);
-        const { data, total } = ctx.host.webhooks.endpoints.list(companyOf(ctx).id, q);
-        const rows = data.map((e) => ({ ...e, topics: e.topics.join(','), enabled: e.enabled ? 'yes' : 'no' }));
+        const services = await ctx.services({ webhooks: true });
+        const { data, total } = await services.webhooks.endpoints.list((await companyOf(ctx, services)).id, q);
+        // Health at a glance: healthy, failing since when, or disabled and why.
+        const health = (e: (typeof data)[number]) =>
+          !e.enabled ? `disabled (${e.disabledReason ?? 'manual'})` : e.failingSince ? `failing since ${e.failingSince}` : 'healthy';
+        const rows = data.map((e) => ({ ...e, topics: e.topics.join(','), health: health(e) }));
         return {
           data: { data, total, page: q.page, pageSize: q.pageSize },
           text: data.length
@@ -49,7 +79,7 @@ export const webhooks: CommandGroup = {
                 { key: 'id', label: 'ID' },
                 { key: 'url', label: 'URL' },
                 { key: 'topics', label: 'TOPICS' },
-                { key: 'enabled', label: 'ENABLED' },
+                { key: 'health', label: 'HEALTH' },
                 { key: 'description', label: 'DESCRIPTION' },
                 { key: 'createdAt', label: 'CREATED' },
               ])
@@ -62,40 +92,68 @@ export const webhooks: CommandGroup = {
       summary: 'Delete a webhook endpoint with its delivery log',
       args: [endpointArg],
       options: { company: companyOption },
-      run(ctx) {
-        const data = ctx.host.webhooks.endpoints.remove(companyOf(ctx).id, String(ctx.args.endpointId), ctx.actor);
+      async run(ctx) {
+        const services = await ctx.services({ webhooks: true });
+        const company = await companyOf(ctx, services);
+        const data = await services.webhooks.endpoints.remove(scopeOf(ctx, company.id), String(ctx.args.endpointId));
         return { data, text: `Webhook endpoint ${data.id} removed.` };
       },
     },
+    ...(['enable', 'disable'] as const).map((step) => ({
+      name: step,
+      summary:
+        step === 'enable'
+          ? 'Enable an endpoint again (one the host disabled for failing, or one disabled by hand); deliveries resume'
+          : 'Disable an endpoint by hand: no deliveries until it is enabled again',
+      args: [endpointArg],
+      options: { company: companyOption },
+      async run(ctx: CommandContext) {
+        const services = await ctx.services({ webhooks: true });
+        const company = await companyOf(ctx, services);
+        const id = String(ctx.args.endpointId);
+        const endpoints = services.webhooks.endpoints;
+        const data = step === 'enable' ? await endpoints.enable(scopeOf(ctx, company.id), id) : (({ warnings: _, ...ep }) => ep)(await endpoints.update(scopeOf(ctx, company.id), id, { enabled: false }));
+        return { data, text: `Webhook endpoint ${data.id} is ${data.enabled ? 'enabled' : 'disabled'}.` };
+      },
+    })),
     {
       name: 'rotate',
       summary: 'A new signing secret, printed this once; the previous one keeps signing during the grace period',
       args: [endpointArg],
       options: { company: companyOption },
-      run(ctx) {
-        const data = ctx.host.webhooks.endpoints.rotate(companyOf(ctx).id, String(ctx.args.endpointId), ctx.actor);
+      async run(ctx) {
+        const host = await ctx.host();
+        const company = await companyOf(ctx, host);
+        const data = await host.webhooks.endpoints.rotate(scopeOf(ctx, company.id), String(ctx.args.endpointId));
         const grace = data.previousSecretValidUntil ? `The previous secret keeps signing until ${data.previousSecretValidUntil}.` : 'The previous secret no longer signs.';
         return { data, text: `New signing secret of ${data.id} (shown this once):\n\n  ${data.secret}\n\n${grace}` };
       },
     },
     {
       name: 'log',
-      summary: "An endpoint's deliveries, newest first",
+      summary: "An endpoint's deliveries, newest first; with --delivery, every attempt of one delivery",
       args: [endpointArg],
       options: {
         company: companyOption,
         state: { type: 'string', value: 'state', choices: DELIVERY_FILTERS, description: `Only deliveries in this state: ${DELIVERY_FILTERS.join(', ')}` },
+        delivery: { type: 'string', value: 'id', description: 'One delivery (dlv_…): every attempt with its status, duration, failure and response excerpt' },
         ...pageOptions('Deliveries', 100),
       },
-      run(ctx) {
-        const company = companyOf(ctx);
-        const ep = ctx.host.webhooks.endpoints.get(company.id, String(ctx.args.endpointId));
+      examples: ['diwan webhooks log whe_… --company co_… --state failed', 'diwan webhooks log whe_… --company co_… --delivery dlv_… --json'],
+      async run(ctx) {
+        const services = await ctx.services({ webhooks: true });
+        const company = await companyOf(ctx, services);
+        const ep = await services.webhooks.endpoints.get(company.id, String(ctx.args.endpointId));
+        if (typeof ctx.opts.delivery === 'string') {
+          const d = await services.webhooks.deliveries.get(ep.id, ctx.opts.delivery);
+          return { data: d, text: attemptsText(d) };
+        }
         const q = { ...pageOf(ctx, 100), state: ctx.opts.state as DeliveryFilter | undefined };
-        const { data, total } = ctx.host.webhooks.deliveries.list(ep.id, q);
+        const { data, total } = await services.webhooks.deliveries.list(ep.id, q);
         return {
           data: { data, total, page: q.page, pageSize: q.pageSize },
           text: data.length
-            ? table(data as never, [
+            ? `${table(data as never, [
                 { key: 'id', label: 'DELIVERY' },
                 { key: 'topic', label: 'TOPIC' },
                 { key: 'state', label: 'STATE' },
@@ -104,7 +162,7 @@ export const webhooks: CommandGroup = {
                 { key: 'lastFailure', label: 'FAILURE' },
                 { key: 'nextAttemptAt', label: 'NEXT' },
                 { key: 'createdAt', label: 'CREATED' },
-              ])
+              ])}\nEvery attempt of one: diwan webhooks log ${ep.id} --company ${company.id} --delivery <id>`
             : 'No deliveries.',
         };
       },
@@ -114,11 +172,17 @@ export const webhooks: CommandGroup = {
       summary: 'Schedule a new attempt of one delivery now (dead ones included)',
       args: [{ name: 'deliveryId', required: true, description: 'The delivery id (dlv_…)' }],
       options: { company: companyOption },
-      run(ctx) {
-        const company = companyOf(ctx);
+      async run(ctx) {
+        const services = await ctx.services({ webhooks: true });
+        const company = await companyOf(ctx, services);
         const deliveryId = String(ctx.args.deliveryId);
-        const endpointId = ctx.host.webhooks.deliveries.endpointOf(company.id, deliveryId);
-        const data = ctx.host.webhooks.deliveries.retry(company.id, endpointId, deliveryId, ctx.actor);
+        // The delivery names its endpoint; a read, in the company only.
+        const owner = await services.storage.db.get<{ endpointId: string }>(
+          'SELECT endpoint_id AS "endpointId" FROM webhook_deliveries WHERE company_id = ? AND id = ?',
+          [company.id, deliveryId],
+        );
+        if (!owner) throw new DiwanError('NOT_FOUND', [{ resource: 'webhook-deliveries', id: deliveryId }]);
+        const data = await services.webhooks.deliveries.retry(scopeOf(ctx, company.id), owner.endpointId, deliveryId);
         return { data, text: `Delivery ${data.id} scheduled for a new attempt now; the running server sends it.` };
       },
     },

@@ -1,16 +1,24 @@
-// Services bound to one app and one caller's company (the Backstage `forPlugin` shape):
-// an app reaches its data, strings, audit and events only through this object.
+// Services bound to one app and one caller's company (the Backstage `forPlugin` shape): an app
+// reaches its data, strings, audit and events only through this object, never the host.
 import type { AppContext, DocHandle } from '../../sdk/define-app.ts';
-import type { Principal } from '../identity/principal.ts';
-import type { HostServices } from './host-services.ts';
+import type { UnitOfWork } from '../audit/unit-of-work.ts';
+import type { Db } from '../storage/db.ts';
+import type { Translator } from '../kernel/i18n/i18n.ts';
+import type { PermissionRegistry } from '../identity/permissions.ts';
 import type { Caller, DocType } from './doc-type.ts';
 
 export interface ContextDeps {
-  host: HostServices;
   appId: string;
-  ownedPrefixes: Set<string>;
-  /** `type` (own) or `app/type` (a dependency) → the compiled type, refusing anything else. */
+  db: Db;
+  uow: UnitOfWork;
+  tr: Translator;
+  permissions: PermissionRegistry;
+  /** `type` (own) or `app/type` (a dependency) → the type, refusing anything else. */
   docType(ref: string): DocType;
+  /** Refuses (APP_ERROR) a topic the app may not emit itself, or data that breaks its payload schema. */
+  checkEmit(topic: string, data: unknown): void;
+  /** Refuses (APP_ERROR) an audit action the catalogue has no audit topic for. */
+  checkAudit(resource: string, action: string): void;
 }
 
 export function docHandle(dt: DocType, caller: Caller): DocHandle {
@@ -25,32 +33,31 @@ export function docHandle(dt: DocType, caller: Caller): DocHandle {
   };
 }
 
-export function appContext(deps: ContextDeps, caller: Caller, principal?: Principal): AppContext {
-  const { host, appId } = deps;
-  const ns = `app.${appId}`;
+export function appContext(deps: ContextDeps, caller: Caller): AppContext {
+  const { appId, uow, tr } = deps;
+  const scope = { companyId: caller.company.id, actor: caller.actor, appId, requestId: caller.requestId };
   return {
     appId,
-    company: caller.company,
+    company: { id: caller.company.id, name: caller.company.name, currency: caller.company.currency },
     actor: caller.actor,
     lang: caller.lang,
     requestId: caller.requestId,
-    t: (key, params) => host.tr.t(caller.lang, key, params, ns),
+    t: (key, params) => tr.t(caller.lang, key, params, `app.${appId}`),
     docs: (type) => docHandle(deps.docType(type), caller),
     audit: {
-      record: (e) =>
-        host.audit.record({ ...e, companyId: caller.company.id, actor: caller.actor, appId, requestId: caller.requestId }),
+      record: async (e) => {
+        deps.checkAudit(e.resource, e.action);
+        await uow.run(scope, (w) => w.audit(e));
+      },
     },
     events: {
-      emit(topic, data) {
-        const prefix = topic.split('.')[0];
-        if (!deps.ownedPrefixes.has(prefix)) {
-          throw new Error(`app ${appId} may not emit ${topic}: the ${prefix}.* family belongs to another owner`);
-        }
-        host.outbox.emit(caller.company.id, topic, data);
+      emit: async (topic, data) => {
+        deps.checkEmit(topic, data);
+        await uow.run(scope, (w) => w.emit(topic, data));
       },
     },
     // The operator's CLI and the host itself act with every permission.
-    can: (permission) => (principal ? host.permissions.allows(principal, permission) : true),
-    transaction: (fn) => host.storage.sqlite.transaction(fn).immediate(),
+    can: (permission) => (caller.principal ? deps.permissions.allows(caller.principal, permission) : true),
+    transaction: (fn) => deps.db.transaction(fn),
   };
 }

@@ -6,7 +6,7 @@ import zlib from 'node:zlib';
 import { pathToFileURL } from 'node:url';
 import * as tar from 'tar';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DiwanError } from '../errors/diwan-error.ts';
+import { DiwanError } from '../kernel/errors/diwan-error.ts';
 import { contentHash, packApp, readPackage, unpackTo, type PackageMeta } from './app-package.ts';
 
 const manifest = {

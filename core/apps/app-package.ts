@@ -22,7 +22,7 @@ import * as esbuild from 'esbuild';
 import * as tar from 'tar';
 import type { Manifest } from '../../manifests/manifest.schema.ts';
 import type { AppDefinition } from '../../sdk/define-app.ts';
-import { DiwanError } from '../errors/diwan-error.ts';
+import { DiwanError } from '../kernel/errors/diwan-error.ts';
 import { checkManifest, type Problem } from './manifest-check.ts';
 
 export const PACKAGE_FORMAT = 1;
@@ -94,7 +94,7 @@ const sdkAlias: esbuild.Plugin = {
  * Bundles an app's server entry into one self-contained ESM text. Bundled CommonJS
  * dependencies get a real `require` for node builtins through `createRequire`.
  */
-export async function bundleServer(entry: string): Promise<string> {
+export async function bundleServer(entry: string, opts: { sourcemap?: boolean } = {}): Promise<string> {
   let result: esbuild.BuildResult & { outputFiles: esbuild.OutputFile[] };
   try {
     result = await esbuild.build({
@@ -108,6 +108,8 @@ export async function bundleServer(entry: string): Promise<string> {
       write: false,
       legalComments: 'none',
       logLevel: 'silent',
+      // The test host keeps stack traces pointing at the author's files; packages stay lean.
+      ...(opts.sourcemap ? { sourcemap: 'inline' as const } : {}),
       plugins: [sdkAlias],
       banner: { js: "import { createRequire as __diwanCreateRequire } from 'node:module';\nconst require = __diwanCreateRequire(import.meta.url);" },
     });
@@ -351,7 +353,14 @@ export async function readPackage(file: string, opts: ReadPackageOptions = {}): 
   const cap = opts.maxBytes ?? MAX_PACKAGE_BYTES;
   const stat = await fsp.stat(file);
   if (stat.size > cap) throw invalid([{ pointer: '', rule: 'size', message: `the package file (${stat.size} bytes) is over ${cap} bytes` }]);
-  const { entries, problems } = await parseTar(await fsp.readFile(file), cap);
+  return parsePackage(await fsp.readFile(file), opts);
+}
+
+/** Verifies a package's bytes (as stored by the host); throws MANIFEST_INVALID listing every problem. */
+export async function parsePackage(bytes: Buffer, opts: ReadPackageOptions = {}): Promise<AppPackage> {
+  const cap = opts.maxBytes ?? MAX_PACKAGE_BYTES;
+  if (bytes.length > cap) throw invalid([{ pointer: '', rule: 'size', message: `the package (${bytes.length} bytes) is over ${cap} bytes` }]);
+  const { entries, problems } = await parseTar(bytes, cap);
 
   const files = new Map<string, Buffer>();
   let metaBuf: Buffer | undefined;

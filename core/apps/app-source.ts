@@ -1,23 +1,30 @@
 // Where apps come from: first-party manifests in `manifests/` with bundles in
-// `apps-installed/<id>/`, and uploaded packages unpacked under `<dataDir>/apps/<id>/`.
+// `apps-installed/<id>/`, and packages the operator added, stored in the database (so every
+// process serving the host loads the same bytes) and unpacked once per content hash under
+// `<dataDir>/apps/<id>-<hash>/`.
 import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Manifest } from '../../manifests/manifest.schema.ts';
 import type { AppDefinition } from '../../sdk/define-app.ts';
-import { DiwanError } from '../errors/diwan-error.ts';
+import type { AppPackagesRepo } from '../storage/repos/app-packages.ts';
+import { DiwanError } from '../kernel/errors/diwan-error.ts';
 import { checkManifest } from './manifest-check.ts';
+import { parsePackage, unpackTo } from './app-package.ts';
 
 export interface AppSource {
   manifest: Manifest;
   /** Folder the manifest's `server` and `web` entries are relative to. */
   dir: string;
   origin: 'first-party' | 'package';
+  /** A package's content hash: what tells one upload from another. */
+  hash?: string;
 }
 
 export const REPO_ROOT = path.resolve(import.meta.dirname, '../..');
 
-function readJson(file: string): unknown {
+/** Reads a manifest file, or MANIFEST_INVALID naming the file. */
+export function readManifestFile(file: string): unknown {
   try {
     return JSON.parse(fs.readFileSync(file, 'utf8'));
   } catch (e) {
@@ -38,19 +45,26 @@ export function firstPartySources(manifestsDir = path.join(REPO_ROOT, 'manifests
     .filter((f) => f.endsWith('.json') && f !== 'manifest.schema.json')
     .sort()
     .map((f) => {
-      const manifest = validManifest(readJson(path.join(manifestsDir, f)));
+      const manifest = validManifest(readManifestFile(path.join(manifestsDir, f)));
       return { manifest, dir: path.join(bundlesDir, manifest.id), origin: 'first-party' as const };
     });
 }
 
-export function packageSources(dataDir: string): AppSource[] {
-  const root = path.join(dataDir, 'apps');
-  if (!fs.existsSync(root)) return [];
-  return fs
-    .readdirSync(root)
-    .filter((d) => fs.existsSync(path.join(root, d, 'manifest.json')))
-    .sort()
-    .map((d) => ({ manifest: validManifest(readJson(path.join(root, d, 'manifest.json'))), dir: path.join(root, d), origin: 'package' as const }));
+/** The packages stored in the database, each unpacked (once per content hash) under `<dataDir>/apps`. */
+export async function packageSources(packages: AppPackagesRepo, dataDir: string): Promise<AppSource[]> {
+  const out: AppSource[] = [];
+  for (const p of await packages.list()) out.push(await packageSource(packages, dataDir, p.appId, p.hash));
+  return out;
+}
+
+export async function packageSource(packages: AppPackagesRepo, dataDir: string, appId: string, hash: string): Promise<AppSource> {
+  const dir = path.join(dataDir, 'apps', `${appId}-${hash.slice(0, 16)}`);
+  if (!fs.existsSync(path.join(dir, 'manifest.json'))) {
+    const row = await packages.get(appId);
+    if (!row) throw new DiwanError('NOT_FOUND', [{ resource: 'app-packages', id: appId }]);
+    await unpackTo(await parsePackage(row.bytes, { expectedHash: hash }), dir);
+  }
+  return { manifest: validManifest(readManifestFile(path.join(dir, 'manifest.json'))), dir, origin: 'package', hash };
 }
 
 /** Imports the server bundle, only after the manifest has been accepted. */
@@ -60,9 +74,10 @@ export async function loadDefinition(src: AppSource): Promise<AppDefinition> {
   if (!entry.startsWith(src.dir + path.sep)) {
     throw new DiwanError('MANIFEST_INVALID', [{ pointer: '/server', rule: 'path', message: 'server must lie inside the app folder' }], { count: 1 });
   }
-  // A query string per version so an upgraded bundle is imported afresh rather than from the
-  // module cache; no dots in it, or Vite would read `.0` as the file's extension.
-  const mod = (await import(`${pathToFileURL(entry).href}?v=${src.manifest.version.replace(/[^0-9A-Za-z]/g, '_')}`)) as { default?: AppDefinition };
+  // A query string per version (or package hash) so a new bundle is imported afresh rather than
+  // from the module cache; no dots in it, or Vite would read `.0` as the file's extension.
+  const tag = (src.hash ?? src.manifest.version).replace(/[^0-9A-Za-z]/g, '_');
+  const mod = (await import(`${pathToFileURL(entry).href}?v=${tag}`)) as { default?: AppDefinition };
   const def = mod.default;
   if (!def || def.id !== src.manifest.id) {
     throw new DiwanError('MANIFEST_INVALID', [{ pointer: '/server', rule: 'defineApp', message: `the server bundle must default-export defineApp({ id: "${src.manifest.id}" })` }], { count: 1 });

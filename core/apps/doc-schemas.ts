@@ -7,6 +7,11 @@ type Schema = Record<string, unknown>;
 
 /** Bounds that also keep JSON's `1e400` (Infinity) out of numeric fields. */
 const NUMBER_BOUND = 1e15;
+/**
+ * Money is kept exactly: in minor units (up to 3 digits) an amount must stay a safe integer, so
+ * ±10^12 (a trillion) is the most a money field holds, computed or given.
+ */
+export const MONEY_BOUND = 1e12;
 
 function scalarSchema(f: FieldDecl | LineFieldDecl, idPrefixOf: (to: string) => string): Schema {
   const s: Schema = {};
@@ -22,8 +27,8 @@ function scalarSchema(f: FieldDecl | LineFieldDecl, idPrefixOf: (to: string) => 
       Object.assign(s, {
         type: f.type === 'integer' ? 'integer' : 'number',
         finite: true,
-        minimum: f.minimum ?? -NUMBER_BOUND,
-        maximum: f.maximum ?? NUMBER_BOUND,
+        minimum: f.minimum ?? (f.type === 'money' ? -MONEY_BOUND : -NUMBER_BOUND),
+        maximum: f.maximum ?? (f.type === 'money' ? MONEY_BOUND : NUMBER_BOUND),
       });
       break;
     case 'boolean':
@@ -56,13 +61,18 @@ function objectOf(fields: (FieldDecl | LineFieldDecl)[], mode: 'write' | 'read',
             items: objectOf((f as FieldDecl).fields ?? [], mode, idPrefixOf),
           }
         : scalarSchema(f, idPrefixOf);
-    if (mode === 'write' ? f.required : f.required || f.readOnly) required.push(f.name);
+    // On read, a field is always there if it is declared required: a write required it, or, for a
+    // read-only field, the app's hooks promise to set it. A secret is left out of lists, audit
+    // rows and events, so reads may lack it.
+    if (f.required && !(mode === 'read' && f.secret)) required.push(f.name);
   }
   return { type: 'object', additionalProperties: false, properties, ...(required.length ? { required } : {}) };
 }
 
 export interface DocSchemas {
   write: Schema;
+  /** What is stored, computed fields included (checked after the hooks: nothing computed escapes its bounds). */
+  stored: Schema;
   patch: Schema;
   read: Schema;
   list: Schema;
@@ -71,14 +81,19 @@ export interface DocSchemas {
 }
 
 export function buildDocSchemas(dt: DocumentTypeDecl, idPrefixOf: (to: string) => string): DocSchemas {
-  const write = objectOf(dt.fields, 'write', idPrefixOf);
-  const { required: _drop, ...patchBase } = write;
-  const patch = { ...patchBase, minProperties: 1 };
+  const write: Schema = { title: `New ${dt.label.en}`, ...objectOf(dt.fields, 'write', idPrefixOf) };
+  const { required: _drop, title: _title, ...patchBase } = write;
+  const patch = { title: `${dt.label.en} changes`, ...patchBase, minProperties: 1 };
   const readFields = objectOf(dt.fields, 'read', idPrefixOf);
+  const stored = { ...readFields, required: (write.required as string[] | undefined) ?? [] };
+  // A read document always has what a write required (an update validates the merged document
+  // against the write schema) and the read-only fields declared required (the hooks set them).
+  // Titles name the shared schemas of the OpenAPI document (`invoicing.Invoice`).
   const read = {
+    title: dt.label.en,
     type: 'object',
     additionalProperties: false,
-    required: ['id', 'createdAt', 'updatedAt', ...(dt.states ? ['state'] : [])],
+    required: ['id', ...(dt.states ? ['state'] : []), ...((readFields.required as string[] | undefined) ?? []), 'createdAt', 'updatedAt'],
     properties: {
       id: { type: 'string', pattern: `^${dt.idPrefix}_[0-9a-z]+$` },
       ...(dt.states ? { state: { type: 'string', enum: dt.states } } : {}),
@@ -95,12 +110,14 @@ export function buildDocSchemas(dt: DocumentTypeDecl, idPrefixOf: (to: string) =
     filters[f.name] = { ...s, description: `Only ${dt.labelPlural?.en ?? dt.label.en} whose ${f.name} equals this` };
   }
   if (dt.states) filters.state = { type: 'string', enum: dt.states, description: 'Only documents in this state' };
+  const sortKeys = ['createdAt', ...dt.fields.filter((f) => f.filterable && f.type !== 'lines').map((f) => f.name), ...(dt.states ? ['state'] : [])];
   const listQuery = {
     type: 'object',
     additionalProperties: false,
     properties: {
       page: { type: 'integer', minimum: 1, maximum: 1_000_000, default: 1, description: 'Page number, from 1' },
       pageSize: { type: 'integer', minimum: 1, maximum: 100, default: 20, description: 'Items per page, at most 100' },
+      sort: { type: 'string', enum: sortKeys.flatMap((k) => [k, `-${k}`]), default: 'createdAt', description: 'Order: `createdAt`, a filterable field or `state`; `-` first for descending' },
       ...filters,
     },
   };
@@ -119,5 +136,31 @@ export function buildDocSchemas(dt: DocumentTypeDecl, idPrefixOf: (to: string) =
     required: ['id'],
     properties: { id: { type: 'string', maxLength: 64, description: `${dt.label.en} id (\`${dt.idPrefix}_…\`)` } },
   };
-  return { write, patch, read, list, listQuery, params };
+  return { write, stored, patch, read, list, listQuery, params };
+}
+
+/**
+ * The `data` of an event whose source is a document: the document as read, and for
+ * `transition` and `change` sources `previous`, the values the write replaced.
+ */
+export function eventPayloadSchema(readSchema: Schema, dt: DocumentTypeDecl, source: { on: string; field?: string }): Schema {
+  // Events never carry a secret field.
+  const secrets = new Set(dt.fields.filter((f) => f.secret).map((f) => f.name));
+  const read = secrets.size ? { ...readSchema, properties: Object.fromEntries(Object.entries(readSchema.properties as Schema).filter(([k]) => !secrets.has(k))) } : readSchema;
+  if (source.on !== 'transition' && source.on !== 'change') return read;
+  const props = read.properties as Schema;
+  const changed = source.on === 'transition' ? 'state' : source.field!;
+  const previous = {
+    type: 'object',
+    additionalProperties: false,
+    required: changed === 'state' && dt.states ? ['state'] : [],
+    description: 'The values this write replaced',
+    properties: { [changed]: changed === 'state' ? { type: 'string', enum: dt.states } : withNull(props[changed] as Schema) },
+  };
+  return { ...read, required: [...(read.required as string[]), 'previous'], properties: { ...props, previous } };
+}
+
+/** A field's schema that also admits null (a previous value that was not set). */
+function withNull(s: Schema): Schema {
+  return { anyOf: [s, { type: 'null' }] };
 }

@@ -1,117 +1,156 @@
-// One document type of one app, compiled once: schemas, validators, storage statements and
-// the synchronous, transactional CRUD that both the generated routes and app code use. Every
-// write runs its hooks, its audit row and its outbox event in one transaction.
+// One document type of one app: its schemas and validators (compiled on first use, once per app
+// version, whatever company uses it), its table, and the CRUD that both the generated routes and
+// app code use. Every write runs its hooks, its audit row and the events whose source it is in
+// one unit of work.
 import type { ValidateFunction } from 'ajv';
-import type { DocumentTypeDecl, FieldDecl } from '../../manifests/manifest.schema.ts';
+import type { DocumentTypeDecl, FieldDecl, TopicDecl, SourceDecl, ConditionDecl } from '../../manifests/manifest.schema.ts';
 import type { AppContext, DocHooks, Doc, ListQuery, ListResult } from '../../sdk/define-app.ts';
-import { createDocTableSql, docStatements, docTableName, type DocStatements } from '../db/dialect.ts';
-import { newId, isoNow } from '../ids.ts';
-import { DiwanError } from '../errors/diwan-error.ts';
-import { compileFor, check, validationError } from '../http/validation.ts';
-import type { Lang } from '../i18n/i18n.ts';
-import type { Actor } from '../identity/principal.ts';
-import type { HostServices } from './host-services.ts';
-import { buildDocSchemas, type DocSchemas } from './doc-schemas.ts';
+import type { DocumentTable, DocRow, FilterField } from '../storage/repos/documents.ts';
+import type { UnitOfWork, Work } from '../audit/unit-of-work.ts';
+import type { Translator, Lang } from '../kernel/i18n/i18n.ts';
+import type { Clock } from '../kernel/clock.ts';
+import type { Actor } from '../kernel/actor.ts';
+import type { Company } from '../tenancy/companies.ts';
+import type { Principal } from '../identity/principal.ts';
+import { newId, isoNow } from '../kernel/ids.ts';
+import { DiwanError, fromAppError } from '../kernel/errors/diwan-error.ts';
+import { compileFor, check, validationError, ajvDetails } from '../kernel/validation.ts';
+import { buildDocSchemas, eventPayloadSchema, type DocSchemas } from './doc-schemas.ts';
 
 /** Who writes, in which company and language: what every operation is bound to. */
 export interface Caller {
-  company: { id: string; name: string; currency: string };
+  company: Company;
   actor: Actor;
   lang: Lang;
   requestId: string | null;
+  /** The request's principal, for the permission checks app code makes (`ctx.can`); absent for the operator and the host. */
+  principal?: Principal;
 }
 
-export interface GeneratedTopic {
-  topic: string;
-  description: { en: string; ar: string };
+/** A topic of the catalogue with its payload schema and example resolved. */
+export interface ResolvedTopic extends TopicDecl {
   payload: Record<string, unknown>;
   example: Record<string, unknown>;
 }
 
-interface Row {
-  id: string;
-  state: string | null;
-  data: string;
-  created_at: string;
-  updated_at: string;
+export interface DocTypeDeps {
+  table: DocumentTable;
+  uow: UnitOfWork;
+  tr: Translator;
+  clock: Clock;
+  /** `type` (own) or `app/type` (a dependency) → the type, refusing anything else. */
+  resolve(ref: string): DocType;
+  hooks: DocHooks;
+  /** The owning app's context for hooks, bound to the caller. */
+  context(caller: Caller): AppContext;
+  /** The app's topics whose source is this type. */
+  topics: TopicDecl[];
+}
+
+type Fields = readonly (FieldDecl | NonNullable<FieldDecl['fields']>[number])[];
+
+const SYSTEM = ['id', 'state', 'createdAt', 'updatedAt'];
+
+export function holds(c: ConditionDecl, doc: Record<string, unknown>): boolean {
+  const v = doc[c.field];
+  if (c.equals !== undefined) return v === c.equals;
+  if (c.in !== undefined) return c.in.includes(v as string | number);
+  if (c.present !== undefined) return c.present === (v !== undefined && v !== null && v !== '');
+  if (typeof v !== 'number') return false;
+  if (c.below !== undefined) return v < c.below;
+  return v > c.above!;
 }
 
 export class DocType {
-  readonly schemas: DocSchemas;
-  readonly table: string;
-  readonly topicBase: string;
-  readonly validateWrite: ValidateFunction;
-  readonly validatePatch: ValidateFunction;
-  readonly validateListQuery: ValidateFunction;
-  private stmts!: DocStatements;
-  private filterable: Set<string>;
+  private builtSchemas?: DocSchemas;
+  private compiled?: { write: ValidateFunction; stored: ValidateFunction; patch: ValidateFunction; listQuery: ValidateFunction; params: ValidateFunction };
+  private readonly filterable: Set<string>;
 
   constructor(
     readonly appId: string,
     readonly decl: DocumentTypeDecl,
-    defaultTopicPrefix: string,
-    private host: HostServices,
-    /** Resolves `type` or `app/type` to a compiled type (own app first). */
-    private resolve: (ref: string) => DocType,
-    private hooks: DocHooks,
-    /** The owning app's context for hooks, bound to the caller. */
-    private contextFor: (caller: Caller) => AppContext,
+    private deps: DocTypeDeps,
   ) {
-    this.schemas = buildDocSchemas(decl, (to) => resolve(to).decl.idPrefix);
-    this.table = docTableName(appId, decl.name);
-    this.topicBase = decl.topicBase ?? `${defaultTopicPrefix}.${decl.name}`;
-    this.validateWrite = compileFor('body', this.schemas.write);
-    this.validatePatch = compileFor('body', this.schemas.patch);
-    this.validateListQuery = compileFor('query', this.schemas.listQuery);
-    this.filterable = new Set([...decl.fields.filter((f) => f.filterable).map((f) => f.name), ...(decl.states ? ['state'] : [])]);
+    this.filterable = new Set([...decl.fields.filter((f) => f.filterable && f.type !== 'lines').map((f) => f.name), ...(decl.states ? ['state'] : [])]);
   }
 
   get resource(): string {
     return this.decl.resource;
   }
 
-  /** Creates the table and its indexes; idempotent, run when the app loads. */
-  ensureStorage(): void {
-    const filters = this.decl.fields.filter((f) => f.filterable && f.type !== 'lines').map((f) => f.name);
-    this.host.storage.sqlite.exec(createDocTableSql(this.table, filters));
-    this.stmts = docStatements(this.host.storage.sqlite, this.table);
+  get table(): DocumentTable {
+    return this.deps.table;
   }
 
-  /** created, updated, deleted, and one per transition. */
-  topics(): GeneratedTopic[] {
-    const label = this.decl.label;
-    const example = this.example();
-    const mk = (verb: string, en: string, ar: string): GeneratedTopic => ({
-      topic: `${this.topicBase}.${verb}`,
-      description: { en, ar },
-      payload: this.schemas.read,
-      example,
+  /** Validators, compiled on first use (the catalogue and the OpenAPI document need only the schemas). */
+  private get c() {
+    if (!this.compiled) {
+      const schemas = this.schemas;
+      this.compiled = {
+        write: compileFor('body', schemas.write),
+        stored: compileFor('body', schemas.stored),
+        patch: compileFor('body', schemas.patch),
+        listQuery: compileFor('query', schemas.listQuery),
+        params: compileFor('params', schemas.params),
+      };
+    }
+    return this.compiled;
+  }
+
+  get schemas(): DocSchemas {
+    return (this.builtSchemas ??= buildDocSchemas(this.decl, (to) => this.deps.resolve(to).decl.idPrefix));
+  }
+
+  get validators() {
+    const { write, patch, listQuery, params } = this.c;
+    return { write, patch, listQuery, params };
+  }
+
+  /** The fields of the table's indexes: filters, and the dates schedules watch. */
+  static indexedFields(decl: DocumentTypeDecl): { filters: FilterField[]; dates: string[] } {
+    const kind = (f: FieldDecl): FilterField['kind'] => (['number', 'integer', 'money'].includes(f.type) ? 'number' : f.type === 'boolean' ? 'boolean' : 'text');
+    const filters = decl.fields.filter((f) => f.filterable && f.type !== 'lines').map((f) => ({ name: f.name, kind: kind(f) }));
+    const dates = [...new Set((decl.schedules ?? []).map((s) => s.date))];
+    return { filters, dates };
+  }
+
+  // ---- the catalogue -------------------------------------------------------------------
+
+  /** The type's topics with their payload schema (the document) and an example. */
+  topics(): ResolvedTopic[] {
+    return this.deps.topics.map((t) => {
+      const payload = eventPayloadSchema(this.schemas.read, this.decl, t.source);
+      return { ...t, payload, example: t.example ?? this.exampleFor(t.source) };
     });
-    return [
-      mk('created', `A ${label.en.toLowerCase()} was created.`, `تم إنشاء ${label.ar}.`),
-      mk('updated', `A ${label.en.toLowerCase()} was changed.`, `تم تعديل ${label.ar}.`),
-      mk('deleted', `A ${label.en.toLowerCase()} was deleted.`, `تم حذف ${label.ar}.`),
-      ...(this.decl.transitions ?? []).map((t) =>
-        mk(
-          t.event ?? t.to,
-          `A ${label.en.toLowerCase()} went through "${t.label?.en ?? t.name}" and is now ${t.to}.`,
-          `أُجري على ${label.ar} إجراء «${t.label?.ar ?? t.name}» وأصبحت حالته ${t.to}.`,
-        ),
-      ),
-    ];
+  }
+
+  private exampleFor(source: SourceDecl): Record<string, unknown> {
+    const doc = this.example();
+    if (source.on === 'transition') {
+      const t = this.decl.transitions!.find((x) => x.name === source.transition)!;
+      return { ...doc, state: t.to, previous: { state: t.from[0] } };
+    }
+    if (source.on === 'change') {
+      const field = source.field!;
+      return { ...doc, previous: { [field]: field === 'state' ? this.decl.initialState : null } };
+    }
+    return doc;
   }
 
   /** A document that validates against the read schema, for test events and the catalogue. */
   example(): Record<string, unknown> {
-    const value = (f: FieldDecl | NonNullable<FieldDecl['fields']>[number]): unknown => {
+    // Within the field's bounds: the example must validate against the schema it illustrates.
+    const within = (v: number, f: Fields[number]) => Math.min(f.maximum ?? Infinity, Math.max(f.minimum ?? -Infinity, v));
+    const text = (f: Fields[number]) => `${f.name} example`.padEnd(f.minLength ?? 0, 'x').slice(0, f.maxLength ?? 10_000);
+    const value = (f: Fields[number]): unknown => {
       switch (f.type) {
-        case 'string': return `${f.name} example`;
-        case 'number': case 'money': return Math.max(f.minimum ?? 0, 10);
-        case 'integer': return Math.max(f.minimum ?? 0, 1);
+        case 'string': return text(f);
+        case 'number': case 'money': return within(10, f);
+        case 'integer': return Math.ceil(within(1, f));
         case 'boolean': return true;
         case 'date': return '2026-01-15';
         case 'enum': return f.values![0];
-        case 'reference': return `${this.resolve(f.to!).decl.idPrefix}_0example0000000000000`;
+        case 'reference': return `${this.deps.resolve(f.to!).decl.idPrefix}_0example0000000000000`;
         case 'lines': return [Object.fromEntries(((f as FieldDecl).fields ?? []).map((lf) => [lf.name, value(lf)]))];
       }
     };
@@ -124,7 +163,26 @@ export class DocType {
     };
   }
 
-  private toDoc(r: Row): Doc {
+  // ---- reading ---------------------------------------------------------------------------
+
+  /** Secret fields: answered only by the document's get route. */
+  private get secrets(): string[] {
+    return (this.secretFields ??= this.decl.fields.filter((f) => f.secret).map((f) => f.name));
+  }
+
+  private secretFields?: string[];
+
+  /** The document without its secret fields: what lists, audit rows and events carry. */
+  private redact(doc: Doc): Doc;
+  private redact(doc: Doc | undefined): Doc | undefined;
+  private redact(doc: Doc | undefined): Doc | undefined {
+    if (!doc || !this.secrets.length) return doc;
+    const out = { ...doc };
+    for (const k of this.secrets) delete out[k];
+    return out;
+  }
+
+  private toDoc(r: DocRow): Doc {
     return {
       id: r.id,
       ...(r.state !== null ? { state: r.state } : {}),
@@ -134,167 +192,248 @@ export class DocType {
     } as Doc;
   }
 
-  /** The document as JSON text, spliced from the stored JSON without parsing it. */
-  private toJson(r: Row): string {
+  /** The document as JSON text, spliced from the stored JSON without parsing it (the list's hot path). */
+  private toJson(r: DocRow): string {
     const inner = r.data.length > 2 ? `${r.data.slice(1, -1)},` : '';
     const state = r.state !== null ? `"state":${JSON.stringify(r.state)},` : '';
     return `{"id":"${r.id}",${state}${inner}"createdAt":"${r.created_at}","updatedAt":"${r.updated_at}"}`;
   }
 
-  get(companyId: string, id: string): Doc | undefined {
-    const r = this.stmts.get.get(companyId, id) as Row | undefined;
+  async get(companyId: string, id: string): Promise<Doc | undefined> {
+    const r = await this.deps.table.get(companyId, id);
     return r && this.toDoc(r);
   }
 
-  private mustGet(companyId: string, id: string): Doc {
-    const d = this.get(companyId, id);
-    if (!d) throw new DiwanError('NOT_FOUND', [{ resource: this.resource, id }]);
-    return d;
+  private async mustGet(companyId: string, id: string): Promise<{ doc: Doc; row: DocRow }> {
+    const row = await this.deps.table.get(companyId, id);
+    if (!row) throw new DiwanError('NOT_FOUND', [{ resource: this.resource, id }]);
+    return { doc: this.toDoc(row), row };
   }
 
-  private page(companyId: string, q: ListQuery): { rows: Row[]; total: number; page: number; pageSize: number } {
+  private page(companyId: string, q: ListQuery) {
     const page = q.page ?? 1;
     const pageSize = q.pageSize ?? 20;
-    const entries = Object.entries(q.filters ?? {}).filter(([k, v]) => this.filterable.has(k) && v !== undefined);
-    entries.sort(([a], [b]) => a.localeCompare(b));
-    const s = this.stmts.list(entries.map(([k]) => k));
-    const args = [companyId, ...entries.map(([, v]) => (typeof v === 'boolean' ? Number(v) : v))];
-    const total = s.count.get(...args) as number;
-    const rows = s.rows.all(...args, pageSize, (page - 1) * pageSize) as Row[];
-    return { rows, total, page, pageSize };
+    const filters = Object.entries(q.filters ?? {})
+      .filter(([k, v]) => this.filterable.has(k) && v !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return { page, pageSize, result: this.deps.table.page(companyId, filters, page, pageSize, this.orderOf(q.sort)) };
   }
 
-  list(companyId: string, q: ListQuery = {}): ListResult {
-    const p = this.page(companyId, q);
-    return { data: p.rows.map((r) => this.toDoc(r)), total: p.total, page: p.page, pageSize: p.pageSize };
+  /** A `sort` value as a field and direction; anything not sortable falls back to creation order. */
+  private orderOf(sort: string | undefined): { field: string; desc: boolean } {
+    const desc = !!sort?.startsWith('-');
+    const field = desc ? sort!.slice(1) : sort;
+    if (field && field !== 'createdAt' && this.filterable.has(field)) return { field, desc };
+    return { field: 'seq', desc };
   }
 
-  /** The list envelope as JSON text: the hot path of the generated list route. */
-  listJson(companyId: string, q: ListQuery): string {
-    const p = this.page(companyId, q);
-    return `{"data":[${p.rows.map((r) => this.toJson(r)).join(',')}],"total":${p.total},"page":${p.page},"pageSize":${p.pageSize}}`;
+  async list(companyId: string, q: ListQuery = {}): Promise<ListResult> {
+    const { page, pageSize, result } = this.page(companyId, q);
+    const { rows, total } = await result;
+    return { data: rows.map((r) => this.toDoc(r)), total, page, pageSize };
   }
 
-  private tx<T>(fn: () => T): T {
-    return this.host.storage.sqlite.transaction(fn).immediate();
+  /** The list route's envelope as JSON text (without secret fields). */
+  async listJson(companyId: string, q: ListQuery): Promise<string> {
+    const { page, pageSize, result } = this.page(companyId, q);
+    const { rows, total } = await result;
+    const json = (r: DocRow) => (this.secrets.length ? JSON.stringify(this.redact(this.toDoc(r))) : this.toJson(r));
+    return `{"data":[${rows.map(json).join(',')}],"total":${total},"page":${page},"pageSize":${pageSize}}`;
   }
 
-  /** References must name a document of this company. (Money keeps its precision: unit prices may be finer than the currency; apps round what they compute.) */
-  private normalise(doc: Record<string, unknown>, caller: Caller): void {
+  // ---- writing ---------------------------------------------------------------------------
+
+  private scope(caller: Caller) {
+    return { companyId: caller.company.id, actor: caller.actor, appId: this.appId, requestId: caller.requestId };
+  }
+
+  /** Runs an app hook; what it throws becomes a stable error (its AppError, or APP_ERROR). */
+  private async hook(name: keyof DocHooks, caller: Caller, ...args: unknown[]): Promise<void> {
+    const fn = this.deps.hooks[name] as ((...a: unknown[]) => unknown) | undefined;
+    if (!fn) return;
+    try {
+      await fn(...args, this.deps.context(caller));
+    } catch (err) {
+      if (err instanceof DiwanError) throw err;
+      const mapped = fromAppError(err, this.appId);
+      if (mapped) throw mapped;
+      // The app's own message stays in the log (it may carry anything); the caller learns the app and the hook.
+      const fault = new DiwanError('APP_ERROR', [{ app: this.appId, rule: 'hook', hook: `${this.decl.name}.${name}` }], {
+        app: this.appId,
+        reason: `${this.decl.name}.${name} failed`,
+      });
+      fault.cause = err;
+      throw fault;
+    }
+  }
+
+  /** References must name a document of this company; every problem at once. */
+  private async checkReferences(doc: Record<string, unknown>, caller: Caller): Promise<void> {
     const problems: Record<string, unknown>[] = [];
-    const visit = (fields: readonly (FieldDecl | NonNullable<FieldDecl['fields']>[number])[], obj: Record<string, unknown>, base: string) => {
+    const visit = async (fields: Fields, obj: Record<string, unknown>, base: string) => {
       for (const f of fields) {
         const v = obj[f.name];
         if (v === undefined || v === null) continue;
         if (f.type === 'reference' && typeof v === 'string') {
-          const target = this.resolve(f.to!);
-          if (!target.get(caller.company.id, v)) {
+          const target = this.deps.resolve(f.to!);
+          if (!(await target.deps.table.get(caller.company.id, v))) {
             const field = `${base}/${f.name}`.slice(1).replace(/\/(\d+)\//g, '[$1].').replace(/\//g, '.');
             problems.push({
-              in: 'body',
-              pointer: `${base}/${f.name}`,
-              rule: 'exists',
-              value: v,
-              message: this.host.tr.t(caller.lang, 'rule.exists', { field, target: target.decl.label[caller.lang] }),
+              in: 'body', pointer: `${base}/${f.name}`, rule: 'exists', value: v,
+              message: this.deps.tr.t(caller.lang, 'rule.exists', { field, target: target.decl.label[caller.lang] }),
             });
           }
         }
         if (f.type === 'lines' && Array.isArray(v)) {
-          v.forEach((line, i) => visit((f as FieldDecl).fields ?? [], line as Record<string, unknown>, `${base}/${f.name}/${i}`));
+          for (let i = 0; i < v.length; i++) await visit((f as FieldDecl).fields ?? [], v[i] as Record<string, unknown>, `${base}/${f.name}/${i}`);
         }
       }
     };
-    visit(this.decl.fields, doc, '');
+    await visit(this.decl.fields, doc, '');
     if (problems.length) throw validationError(problems);
   }
 
-  private emit(caller: Caller, verb: string, action: string, before: Doc | null, after: Doc | null): void {
-    this.host.audit.record({
-      companyId: caller.company.id,
-      actor: caller.actor,
-      appId: this.appId,
-      action,
-      resource: this.resource,
-      resourceId: (after ?? before)!.id,
-      before,
-      after,
-      requestId: caller.requestId,
-    });
-    this.host.outbox.emit(caller.company.id, `${this.topicBase}.${verb}`, after ?? before);
+  /** What the hooks computed must stay within the declared bounds (money kept exactly, numbers finite). */
+  private checkStored(doc: Record<string, unknown>, caller: Caller): void {
+    const v = this.c.stored;
+    if (v(doc)) return;
+    const details = ajvDetails(v.errors ?? [], 'body', caller.lang, this.deps.tr).map((d) => ({ ...d, computed: true }));
+    throw validationError(details);
   }
 
-  create(caller: Caller, data: Record<string, unknown>, opts: { validated?: boolean; onCommit?: (doc: Doc) => void } = {}): Doc {
-    const doc = opts.validated ? structuredClone(data) : check<Record<string, unknown>>(this.validateWrite, structuredClone(data), 'body', caller.lang, this.host.tr);
-    return this.tx(() => {
-      this.normalise(doc, caller);
-      this.hooks.beforeCreate?.(doc, this.contextFor(caller));
-      const now = isoNow(this.host.clock.now());
-      const row: Row = { id: newId(this.decl.idPrefix), state: this.decl.initialState ?? null, data: JSON.stringify(doc), created_at: now, updated_at: now };
-      this.stmts.insert.run(row.id, caller.company.id, row.state, row.data, now, now);
-      const out = this.toDoc(row);
-      this.emit(caller, 'created', 'create', null, out);
-      opts.onCommit?.(out);
-      return out;
+  /** Emits the events whose source this write is. */
+  private async emit(w: Work, on: 'create' | 'update' | 'delete' | 'transition', full: Doc, fullPrevious?: Doc, transition?: string): Promise<void> {
+    const doc = this.redact(full);
+    const previous = this.redact(fullPrevious);
+    for (const t of this.deps.topics) {
+      const s = t.source;
+      if (s.on === on && (on !== 'transition' || s.transition === transition)) {
+        if (!s.when || holds(s.when, doc)) await w.emit(t.topic, on === 'transition' ? { ...doc, previous: { state: previous?.state ?? null } } : doc);
+      } else if (s.on === 'change' && previous && (on === 'update' || on === 'transition')) {
+        const field = s.field!;
+        const before = previous[field] ?? null;
+        const after = doc[field] ?? null;
+        if (JSON.stringify(before) === JSON.stringify(after)) continue;
+        // With a condition, the event marks the moment it becomes true.
+        if (s.when && (!holds(s.when, doc) || holds(s.when, previous))) continue;
+        await w.emit(t.topic, { ...doc, previous: { [field]: before } });
+      }
+    }
+  }
+
+  async create(caller: Caller, data: Record<string, unknown>, opts: { validated?: boolean } = {}): Promise<Doc> {
+    const body = opts.validated ? structuredClone(data) : check<Record<string, unknown>>(this.c.write, structuredClone(data), 'body', caller.lang, this.deps.tr);
+    return this.deps.uow.run(this.scope(caller), async (w) => {
+      await this.checkReferences(body, caller);
+      await this.hook('beforeCreate', caller, body);
+      this.checkStored(body, caller);
+      const now = isoNow(this.deps.clock.now());
+      const row: DocRow = { id: newId(this.decl.idPrefix), state: this.decl.initialState ?? null, data: JSON.stringify(body), created_at: now, updated_at: now, state_changed_at: now };
+      await this.deps.table.insert(caller.company.id, row);
+      const doc = this.toDoc(row);
+      await w.audit({ action: 'create', resource: this.resource, resourceId: doc.id, after: this.redact(doc) });
+      await this.emit(w, 'create', doc);
+      await this.hook('afterCreate', caller, doc);
+      return doc;
     });
   }
 
-  update(caller: Caller, id: string, patch: Record<string, unknown>, opts: { validated?: boolean } = {}): Doc {
-    if (!opts.validated) check(this.validatePatch, patch, 'body', caller.lang, this.host.tr);
-    return this.tx(() => {
-      const previous = this.mustGet(caller.company.id, id);
-      const { id: _i, state, createdAt: _c, updatedAt: _u, ...current } = previous;
-      // Read-only fields (top-level and in lines) are recomputed by hooks from what the client may write.
+  async update(caller: Caller, id: string, patch: Record<string, unknown>, opts: { validated?: boolean } = {}): Promise<Doc> {
+    if (!opts.validated) check(this.c.patch, patch, 'body', caller.lang, this.deps.tr);
+    return this.deps.uow.run(this.scope(caller), async (w) => {
+      const { doc: previous, row } = await this.mustGet(caller.company.id, id);
+      const current: Record<string, unknown> = Object.fromEntries(Object.entries(previous).filter(([k]) => !SYSTEM.includes(k)));
+      // Read-only fields (top level and in lines) are recomputed by hooks from what the client may write.
       for (const f of this.decl.fields) {
         if (f.readOnly) delete current[f.name];
         else if (f.type === 'lines' && Array.isArray(current[f.name])) {
-          const readOnly = (f.fields ?? []).filter((lf) => lf.readOnly).map((lf) => lf.name);
-          current[f.name] = (current[f.name] as Record<string, unknown>[]).map((line) => Object.fromEntries(Object.entries(line).filter(([k]) => !readOnly.includes(k))));
+          const readOnly = new Set((f.fields ?? []).filter((lf) => lf.readOnly).map((lf) => lf.name));
+          current[f.name] = (current[f.name] as Record<string, unknown>[]).map((line) => Object.fromEntries(Object.entries(line).filter(([k]) => !readOnly.has(k))));
         }
       }
-      const merged = check<Record<string, unknown>>(this.validateWrite, { ...current, ...structuredClone(patch) }, 'body', caller.lang, this.host.tr);
-      this.normalise(merged, caller);
-      this.hooks.beforeUpdate?.(merged, previous, this.contextFor(caller));
-      const now = isoNow(this.host.clock.now());
-      this.stmts.update.run(state ?? null, JSON.stringify(merged), now, caller.company.id, id);
-      const out = this.mustGet(caller.company.id, id);
-      this.emit(caller, 'updated', 'update', previous, out);
-      return out;
+      const merged = check<Record<string, unknown>>(this.c.write, { ...current, ...structuredClone(patch) }, 'body', caller.lang, this.deps.tr);
+      await this.checkReferences(merged, caller);
+      await this.hook('beforeUpdate', caller, merged, previous);
+      this.checkStored(merged, caller);
+      const next: DocRow = { ...row, data: JSON.stringify(merged), updated_at: isoNow(this.deps.clock.now()) };
+      await this.deps.table.update(caller.company.id, next);
+      const doc = this.toDoc(next);
+      await w.audit({ action: 'update', resource: this.resource, resourceId: id, before: this.redact(previous), after: this.redact(doc) });
+      await this.emit(w, 'update', doc, previous);
+      await this.hook('afterUpdate', caller, doc, previous);
+      return doc;
     });
   }
 
-  transition(caller: Caller, id: string, name: string): Doc {
+  async transition(caller: Caller, id: string, name: string): Promise<Doc> {
     const t = (this.decl.transitions ?? []).find((x) => x.name === name);
     if (!t) throw new DiwanError('NOT_FOUND', [{ resource: this.resource, transition: name }]);
-    return this.tx(() => {
-      const previous = this.mustGet(caller.company.id, id);
+    return this.deps.uow.run(this.scope(caller), async (w) => {
+      const { doc: previous, row } = await this.mustGet(caller.company.id, id);
       if (!t.from.includes(previous.state!)) {
-        throw new DiwanError(
-          'CONFLICT',
-          [{ reason: 'transition', transition: name, state: previous.state, allowedFrom: t.from }],
-          { reason: this.host.tr.t(caller.lang, 'reason.transition', { transition: name, state: previous.state }) },
-        );
+        throw new DiwanError('CONFLICT', [{ reason: 'transition', transition: name, state: previous.state, allowedFrom: t.from }], {
+          reason: this.deps.tr.t(caller.lang, 'reason.transition', { transition: name, state: previous.state }),
+        });
       }
-      this.hooks.beforeTransition?.(previous, name, this.contextFor(caller));
-      const { id: _i, state: _s, createdAt: _c, updatedAt: _u, ...data } = previous;
-      this.stmts.update.run(t.to, JSON.stringify(data), isoNow(this.host.clock.now()), caller.company.id, id);
-      const out = this.mustGet(caller.company.id, id);
-      this.emit(caller, t.event ?? t.to, name, previous, out);
-      return out;
+      await this.hook('beforeTransition', caller, previous, name);
+      const now = isoNow(this.deps.clock.now());
+      const next: DocRow = { ...row, state: t.to, updated_at: now, state_changed_at: now };
+      await this.deps.table.update(caller.company.id, next);
+      const doc = this.toDoc(next);
+      await w.audit({ action: name, resource: this.resource, resourceId: id, before: this.redact(previous), after: this.redact(doc) });
+      await this.emit(w, 'transition', doc, previous, name);
+      await this.hook('afterTransition', caller, doc, name);
+      return doc;
     });
   }
 
-  remove(caller: Caller, id: string): Doc {
-    return this.tx(() => {
-      const previous = this.mustGet(caller.company.id, id);
-      this.hooks.beforeDelete?.(previous, this.contextFor(caller));
-      this.stmts.remove.run(caller.company.id, id);
-      this.emit(caller, 'deleted', 'delete', previous, null);
+  async remove(caller: Caller, id: string): Promise<Doc> {
+    return this.deps.uow.run(this.scope(caller), async (w) => {
+      const { doc: previous } = await this.mustGet(caller.company.id, id);
+      await this.hook('beforeDelete', caller, previous);
+      await this.deps.table.remove(caller.company.id, id);
+      await w.audit({ action: 'delete', resource: this.resource, resourceId: id, before: this.redact(previous) });
+      await this.emit(w, 'delete', previous);
+      await this.hook('afterDelete', caller, previous);
       return previous;
     });
   }
 
   /** Drops a company's documents of this type (purge after uninstall). */
-  purge(companyId: string): number {
-    return this.stmts.purgeCompany.run(companyId).changes;
+  purge(companyId: string): Promise<number> {
+    return this.deps.table.purgeCompany(companyId);
+  }
+
+  // ---- schedules -------------------------------------------------------------------------
+
+  /**
+   * Fires what this type's schedules find due at `nowMs`, across every company that has the
+   * app enabled, each (document, schedule, date value) once: the firing is claimed in the
+   * database in the transaction that emits the event. Returns how many fired.
+   */
+  async fireDue(nowMs: number, companyOf: (companyId: string) => Promise<Company | undefined>, limit = 200): Promise<number> {
+    let fired = 0;
+    for (const sc of this.decl.schedules ?? []) {
+      const topics = this.deps.topics.filter((t) => t.source.on === 'schedule' && t.source.schedule === sc.name);
+      if (!topics.length) continue;
+      const system = ['createdAt', 'updatedAt', 'stateChangedAt'].includes(sc.date);
+      const cutoffMs = nowMs - (sc.offsetDays ?? 0) * 86_400_000;
+      // A date field is due on the day after it plus the offset; a time when that instant has passed.
+      const cutoff = system ? isoNow(cutoffMs) : isoNow(cutoffMs).slice(0, 10);
+      const rows = await this.deps.table.due(sc.name, { appId: this.appId, date: sc.date, states: sc.states, when: sc.when, cutoff, limit });
+      for (const r of rows) {
+        const company = await companyOf(r.company_id);
+        if (!company) continue;
+        const caller: Caller = { company, actor: { type: 'system', id: 'scheduler' }, lang: 'en', requestId: null };
+        const done = await this.deps.uow.run(this.scope(caller), async (w) => {
+          if (!(await this.deps.table.claim(r.company_id, r.id, sc.name, String(r.occurrence), isoNow(nowMs)))) return false;
+          const doc = this.toDoc(r);
+          for (const t of topics) await w.emit(t.topic, this.redact(doc));
+          return true;
+        });
+        if (done) fired++;
+      }
+    }
+    return fired;
   }
 }

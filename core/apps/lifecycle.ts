@@ -1,15 +1,17 @@
 // Installing apps into a company's workspace, and the steps after: enable, disable, upgrade
-// (plan first, then apply), uninstall (data kept) and purge. Each step runs in one
-// transaction, is audited and emits the `apps` family event; a refused or failed step leaves
-// the company exactly as it was.
+// (plan first, then apply), uninstall (data kept) and purge. Each step is one unit of work,
+// audited, with its `apps` family event; a refused or failed step leaves the company as it was.
 import semver from 'semver';
-import { and, eq } from 'drizzle-orm';
 import type { Manifest } from '../../manifests/manifest.schema.ts';
-import { appMigrations, companyApps } from '../db/schema.ts';
-import { DiwanError } from '../errors/diwan-error.ts';
-import { isoNow } from '../ids.ts';
-import type { Actor } from '../identity/principal.ts';
-import type { Lang } from '../i18n/i18n.ts';
+import type { UnitOfWork, Work } from '../audit/unit-of-work.ts';
+import type { InstallsRepo } from '../storage/repos/installs.ts';
+import type { ChangeFeed } from '../storage/changes.ts';
+import type { Actor } from '../kernel/actor.ts';
+import type { Clock } from '../kernel/clock.ts';
+import type { Lang } from '../kernel/i18n/i18n.ts';
+import { DiwanError, fromAppError } from '../kernel/errors/diwan-error.ts';
+import { isoNow } from '../kernel/ids.ts';
+import type { Companies } from '../tenancy/companies.ts';
 import type { AppRuntime, InstallRow, LoadedApp } from './runtime.ts';
 import type { Caller } from './doc-type.ts';
 import { docTypePermissions } from './manifest-check.ts';
@@ -24,8 +26,15 @@ export interface UpgradePlan {
   permissions: { added: string[]; removed: string[]; changed: { permission: string; from: string; to: string }[] };
   routes: { added: string[]; removed: string[] };
   documentTypes: { added: string[]; removed: string[] };
+  /** `type.field`; `changed` when the field's declaration differs (type, required, bounds…). */
+  fields: { added: string[]; removed: string[]; changed: string[] };
   topics: { added: string[]; removed: string[] };
   migrations: string[];
+}
+
+export interface StepOptions {
+  lang?: Lang;
+  requestId?: string | null;
 }
 
 const refuse = (reason: string, details: Record<string, unknown>[]) => new DiwanError('APP_REFUSED', details, { reason });
@@ -44,29 +53,47 @@ function permissionRoles(m: Manifest): Map<string, string> {
   return roles;
 }
 const topicsOf = (m: Manifest) => (m.eventFamilies ?? []).flatMap((f) => f.topics.map((t) => t.topic));
+const fieldsOf = (m: Manifest) => new Map((m.documentTypes ?? []).flatMap((dt) => dt.fields.map((f) => [`${dt.name}.${f.name}`, JSON.stringify({ ...f, label: undefined })] as const)));
 
 function permissionDiff(before: Map<string, string>, after: Map<string, string>) {
   const changed = [...after].filter(([p, role]) => before.has(p) && before.get(p) !== role).map(([permission, to]) => ({ permission, from: before.get(permission)!, to }));
   return { ...diff([...before.keys()], [...after.keys()]), changed };
 }
 
-/** What a company's snapshot of an app records beside its manifest. */
+function fieldDiff(before: Manifest, after: Manifest) {
+  const b = fieldsOf(before);
+  const a = fieldsOf(after);
+  return { ...diff([...b.keys()], [...a.keys()]), changed: [...a].filter(([k, v]) => b.has(k) && b.get(k) !== v).map(([k]) => k).sort() };
+}
+
+/** What a company's install records beside the version: the manifest and the routes it served, for upgrade plans. */
 interface Snapshot {
   manifest: Manifest;
   routes: string[];
 }
 
-export class Lifecycle {
-  constructor(private runtime: AppRuntime) {}
+export interface LifecycleDeps {
+  runtime: AppRuntime;
+  uow: UnitOfWork;
+  installs: InstallsRepo;
+  changes: ChangeFeed;
+  companies: Companies;
+  clock: Clock;
+}
 
-  private get host() {
-    return this.runtime.host;
+export class Lifecycle {
+  constructor(private deps: LifecycleDeps) {}
+
+  private get runtime() {
+    return this.deps.runtime;
   }
 
-  private caller(companyId: string, actor: Actor, lang: Lang = 'en', requestId: string | null = null): Caller {
-    const company = this.host.companies.get(companyId);
-    if (!company) throw new DiwanError('NOT_FOUND', [{ resource: 'companies', id: companyId }]);
-    return { company, actor, lang, requestId };
+  private async caller(companyId: string, actor: Actor, opts: StepOptions = {}): Promise<Caller> {
+    return { company: await this.deps.companies.require(companyId), actor, lang: opts.lang ?? 'en', requestId: opts.requestId ?? null };
+  }
+
+  private scope(c: Caller) {
+    return { companyId: c.company.id, actor: c.actor, appId: 'core', requestId: c.requestId };
   }
 
   private available(appId: string): LoadedApp {
@@ -76,15 +103,17 @@ export class Lifecycle {
   }
 
   private snapshot(app: LoadedApp): Snapshot {
-    return { manifest: app.manifest, routes: this.runtime.router.routesOf(app.manifest.id).map((r) => `${r.doc.method} ${r.doc.url}`) };
+    return { manifest: app.manifest, routes: app.routes.map((r) => `${r.doc.method} ${r.doc.url}`) };
   }
 
-  private audit(caller: Caller, action: string, appId: string, before: unknown, after: unknown, topic?: string) {
-    this.host.audit.record({ companyId: caller.company.id, actor: caller.actor, appId: 'core', action, resource: 'apps', resourceId: appId, before, after, requestId: caller.requestId });
+  /** The audit row and, for the four lifecycle topics, the `apps` family event. */
+  private async record(w: Work, c: Caller, action: string, appId: string, before: unknown, after: unknown, topic?: string) {
+    await w.audit({ action, resource: 'apps', resourceId: appId, before, after });
     if (topic) {
       const v = (after ?? before) as { version?: string } | null;
-      this.host.outbox.emit(caller.company.id, topic, { appId, version: v?.version ?? null, companyId: caller.company.id, actor: caller.actor });
+      await w.emit(topic, { appId, version: v?.version ?? null, companyId: c.company.id, actor: c.actor });
     }
+    await this.deps.changes.bump('installs');
   }
 
   private publicRow(r: InstallRow | undefined) {
@@ -92,9 +121,10 @@ export class Lifecycle {
   }
 
   /** The apps `appId` needs that the company lacks, deepest first; refuses cycles and bad ranges. */
-  private plan(companyId: string, appId: string): string[] {
+  private async plan(companyId: string, appId: string): Promise<string[]> {
     const order: string[] = [];
     const problems: Record<string, unknown>[] = [];
+    const installs = await this.runtime.installs(companyId);
     const walk = (id: string, stack: string[], range?: string) => {
       if (stack.includes(id)) {
         problems.push({ reason: 'dependency_cycle', cycle: [...stack, id] });
@@ -113,7 +143,7 @@ export class Lifecycle {
         problems.push({ reason: 'host_version', appId: id, range: app.manifest.host, host: HOST_VERSION });
         return;
       }
-      const installed = this.runtime.install(companyId, id);
+      const installed = installs.get(id);
       if (id !== appId && installed && installed.state !== 'uninstalled') {
         if (range && !semver.satisfies(installed.version, range)) problems.push({ reason: 'dependency_version', appId: id, range, installed: installed.version });
         return;
@@ -126,137 +156,132 @@ export class Lifecycle {
     return order;
   }
 
-  install(companyId: string, appId: string, actor: Actor, opts: { withDependencies?: boolean; lang?: Lang; requestId?: string | null } = {}) {
-    const caller = this.caller(companyId, actor, opts.lang, opts.requestId);
+  async install(companyId: string, appId: string, actor: Actor, opts: StepOptions & { withDependencies?: boolean } = {}) {
+    const c = await this.caller(companyId, actor, opts);
     this.available(appId);
-    const existing = this.runtime.install(companyId, appId);
+    const existing = await this.runtime.install(companyId, appId);
     if (existing && existing.state !== 'uninstalled') {
       throw refuse('already_installed', [{ reason: 'already_installed', appId, version: existing.version, state: existing.state }]);
     }
-    const order = this.plan(companyId, appId);
+    const order = await this.plan(companyId, appId);
     const missing = order.filter((id) => id !== appId);
     if (missing.length && opts.withDependencies === false) {
       throw refuse('dependency_missing', missing.map((id) => ({ reason: 'dependency_missing', appId: id })));
     }
     try {
-      this.host.storage.sqlite.transaction(() => {
-        for (const id of order) this.installOne(caller, this.available(id));
-      }).immediate();
+      await this.deps.uow.run(this.scope(c), async (w) => {
+        for (const id of order) await this.installOne(w, c, this.available(id));
+      });
     } finally {
       this.runtime.invalidate(companyId);
     }
-    return { installed: order, app: this.publicRow(this.runtime.install(companyId, appId)) };
+    return { installed: order, app: this.publicRow(await this.runtime.install(companyId, appId)) };
   }
 
-  private installOne(caller: Caller, app: LoadedApp): void {
-    const now = isoNow(this.host.clock.now());
+  private async installOne(w: Work, c: Caller, app: LoadedApp): Promise<void> {
+    const now = isoNow(this.deps.clock.now());
     const m = app.manifest;
-    const companyId = caller.company.id;
-    const previous = this.runtime.install(companyId, m.id);
-    const row = { companyId, appId: m.id, version: m.version, state: 'enabled' as const, manifest: this.snapshot(app), installedAt: now, updatedAt: now };
-    if (previous) {
-      this.host.storage.orm.update(companyApps).set(row).where(and(eq(companyApps.companyId, companyId), eq(companyApps.appId, m.id))).run();
-    } else {
-      this.host.storage.orm.insert(companyApps).values(row).run();
-    }
-    this.runtime.invalidate(companyId);
-    this.runMigrations(caller, app);
-    this.audit(caller, 'install', m.id, this.publicRow(previous), { appId: m.id, version: m.version, state: 'enabled' }, 'app.installed');
+    const previous = await this.runtime.install(c.company.id, m.id);
+    await this.deps.installs.put({ companyId: c.company.id, appId: m.id, version: m.version, state: 'enabled', snapshot: this.snapshot(app), installedAt: now, updatedAt: now });
+    this.runtime.invalidate(c.company.id);
+    await this.runMigrations(c, app);
+    await this.record(w, c, 'install', m.id, this.publicRow(previous), { appId: m.id, version: m.version, state: 'enabled' }, 'app.installed');
   }
 
-  private runMigrations(caller: Caller, app: LoadedApp): string[] {
-    const companyId = caller.company.id;
-    const done = new Set(
-      this.host.storage.orm.select().from(appMigrations).where(and(eq(appMigrations.companyId, companyId), eq(appMigrations.appId, app.manifest.id))).all().map((r) => r.migrationId),
-    );
+  private async runMigrations(c: Caller, app: LoadedApp): Promise<string[]> {
+    const id = app.manifest.id;
+    const done = await this.deps.installs.migrationsRun(c.company.id, id);
     const ran: string[] = [];
     for (const mig of app.def.migrations ?? []) {
       if (done.has(mig.id)) continue;
       try {
-        mig.up(this.runtime.contextFor(app.manifest.id, caller));
+        await mig.up(this.runtime.contextFor(id, c));
       } catch (e) {
         if (e instanceof DiwanError) throw e;
-        throw refuse('migration_failed', [{ reason: 'migration_failed', appId: app.manifest.id, migration: mig.id, message: (e as Error).message }]);
+        const mapped = fromAppError(e, id);
+        if (mapped) throw mapped;
+        throw refuse('migration_failed', [{ reason: 'migration_failed', appId: id, migration: mig.id, message: (e as Error).message }]);
       }
-      this.host.storage.orm.insert(appMigrations).values({ companyId, appId: app.manifest.id, migrationId: mig.id, appliedAt: isoNow(this.host.clock.now()) }).run();
+      await this.deps.installs.migrationRan(c.company.id, id, mig.id, isoNow(this.deps.clock.now()));
       ran.push(mig.id);
     }
     return ran;
   }
 
-  private setState(companyId: string, appId: string, actor: Actor, state: 'enabled' | 'disabled', opts: { lang?: Lang; requestId?: string | null } = {}) {
-    const caller = this.caller(companyId, actor, opts.lang, opts.requestId);
-    const row = this.runtime.install(companyId, appId);
+  private async installed(companyId: string, appId: string): Promise<InstallRow> {
+    const row = await this.runtime.install(companyId, appId);
     if (!row || row.state === 'uninstalled') throw new DiwanError('NOT_FOUND', [{ resource: 'apps', id: appId, reason: 'not_installed' }]);
-    if (row.state === state) return this.publicRow(row);
-    if (state === 'disabled') this.refuseIfDependents(companyId, appId, 'disable');
-    this.host.storage.sqlite.transaction(() => {
-      this.host.storage.orm.update(companyApps).set({ state, updatedAt: isoNow(this.host.clock.now()) }).where(and(eq(companyApps.companyId, companyId), eq(companyApps.appId, appId))).run();
-      this.audit(caller, state === 'enabled' ? 'enable' : 'disable', appId, this.publicRow(row), { ...this.publicRow(row), state }, state === 'enabled' ? 'app.enabled' : 'app.disabled');
-    }).immediate();
-    this.runtime.invalidate(companyId);
-    return this.publicRow(this.runtime.install(companyId, appId));
+    return row;
   }
 
-  enable(companyId: string, appId: string, actor: Actor, opts?: { lang?: Lang; requestId?: string | null }) {
+  private async setState(companyId: string, appId: string, actor: Actor, state: 'enabled' | 'disabled', opts: StepOptions = {}) {
+    const c = await this.caller(companyId, actor, opts);
+    const row = await this.installed(companyId, appId);
+    if (row.state === state) return this.publicRow(row);
+    if (state === 'disabled') await this.refuseIfDependents(companyId, appId, 'disable');
+    await this.deps.uow.run(this.scope(c), async (w) => {
+      await this.deps.installs.setState(companyId, appId, state, isoNow(this.deps.clock.now()));
+      await this.record(w, c, state === 'enabled' ? 'enable' : 'disable', appId, this.publicRow(row), { ...this.publicRow(row), state }, state === 'enabled' ? 'app.enabled' : 'app.disabled');
+    });
+    this.runtime.invalidate(companyId);
+    return this.publicRow(await this.runtime.install(companyId, appId));
+  }
+
+  enable(companyId: string, appId: string, actor: Actor, opts?: StepOptions) {
     return this.setState(companyId, appId, actor, 'enabled', opts);
   }
 
-  disable(companyId: string, appId: string, actor: Actor, opts?: { lang?: Lang; requestId?: string | null }) {
+  disable(companyId: string, appId: string, actor: Actor, opts?: StepOptions) {
     return this.setState(companyId, appId, actor, 'disabled', opts);
   }
 
-  private refuseIfDependents(companyId: string, appId: string, step: string): void {
-    const dependents = [...this.runtime.installs(companyId).values()]
-      .filter((r) => r.state !== 'uninstalled' && r.appId !== appId && (r.manifest as unknown as Snapshot).manifest.dependencies?.[appId])
+  private async refuseIfDependents(companyId: string, appId: string, step: string): Promise<void> {
+    const snapshots = await this.deps.installs.snapshots(companyId);
+    const dependents = [...(await this.runtime.installs(companyId)).values()]
+      .filter((r) => r.state !== 'uninstalled' && r.appId !== appId && (snapshots.get(r.appId) as Snapshot | undefined)?.manifest.dependencies?.[appId])
       .map((r) => r.appId);
     if (dependents.length) throw refuse('app_in_use', [{ reason: 'app_in_use', appId, step, dependents }]);
   }
 
-  uninstall(companyId: string, appId: string, actor: Actor, opts: { lang?: Lang; requestId?: string | null } = {}) {
-    const caller = this.caller(companyId, actor, opts.lang, opts.requestId);
-    const row = this.runtime.install(companyId, appId);
-    if (!row || row.state === 'uninstalled') throw new DiwanError('NOT_FOUND', [{ resource: 'apps', id: appId, reason: 'not_installed' }]);
-    this.refuseIfDependents(companyId, appId, 'uninstall');
-    this.host.storage.sqlite.transaction(() => {
-      this.host.storage.orm.update(companyApps).set({ state: 'uninstalled', updatedAt: isoNow(this.host.clock.now()) }).where(and(eq(companyApps.companyId, companyId), eq(companyApps.appId, appId))).run();
-      this.audit(caller, 'uninstall', appId, this.publicRow(row), { ...this.publicRow(row), state: 'uninstalled' }, 'app.uninstalled');
-    }).immediate();
+  async uninstall(companyId: string, appId: string, actor: Actor, opts: StepOptions = {}) {
+    const c = await this.caller(companyId, actor, opts);
+    const row = await this.installed(companyId, appId);
+    await this.refuseIfDependents(companyId, appId, 'uninstall');
+    await this.deps.uow.run(this.scope(c), async (w) => {
+      await this.deps.installs.setState(companyId, appId, 'uninstalled', isoNow(this.deps.clock.now()));
+      await this.record(w, c, 'uninstall', appId, this.publicRow(row), { ...this.publicRow(row), state: 'uninstalled' }, 'app.uninstalled');
+    });
     this.runtime.invalidate(companyId);
-    return { ...this.publicRow(this.runtime.install(companyId, appId)), dataKept: true };
+    return { ...this.publicRow(await this.runtime.install(companyId, appId)), dataKept: true };
   }
 
   /** Removes an uninstalled app's data from the company for good. */
-  purge(companyId: string, appId: string, actor: Actor, opts: { lang?: Lang; requestId?: string | null } = {}) {
-    const caller = this.caller(companyId, actor, opts.lang, opts.requestId);
-    const row = this.runtime.install(companyId, appId);
+  async purge(companyId: string, appId: string, actor: Actor, opts: StepOptions = {}) {
+    const c = await this.caller(companyId, actor, opts);
+    const row = await this.runtime.install(companyId, appId);
     if (!row) throw new DiwanError('NOT_FOUND', [{ resource: 'apps', id: appId, reason: 'not_installed' }]);
     if (row.state !== 'uninstalled') throw new DiwanError('CONFLICT', [{ reason: 'not_uninstalled', appId, state: row.state }], { reason: 'uninstall the app before purging it' });
     const app = this.runtime.get(appId);
     let removed = 0;
-    this.host.storage.sqlite.transaction(() => {
-      for (const dt of app?.docTypes.values() ?? []) removed += dt.purge(companyId);
-      this.host.storage.orm.delete(appMigrations).where(and(eq(appMigrations.companyId, companyId), eq(appMigrations.appId, appId))).run();
-      this.runtime.deleteInstall(companyId, appId);
-      this.audit(caller, 'purge', appId, this.publicRow(row), null);
-    }).immediate();
+    await this.deps.uow.run(this.scope(c), async (w) => {
+      for (const dt of app?.docTypes.values() ?? []) removed += await dt.purge(companyId);
+      await this.deps.installs.remove(companyId, appId);
+      await this.record(w, c, 'purge', appId, this.publicRow(row), null);
+    });
     this.runtime.invalidate(companyId);
     return { appId, purged: true, documentsRemoved: removed };
   }
 
-  upgradePlan(companyId: string, appId: string): UpgradePlan {
-    const row = this.runtime.install(companyId, appId);
-    if (!row || row.state === 'uninstalled') throw new DiwanError('NOT_FOUND', [{ resource: 'apps', id: appId, reason: 'not_installed' }]);
+  async upgradePlan(companyId: string, appId: string): Promise<UpgradePlan> {
+    const row = await this.installed(companyId, appId);
     const app = this.available(appId);
-    const before = row.manifest as unknown as Snapshot;
+    const before = (await this.deps.installs.snapshots(companyId, appId)).get(appId) as Snapshot;
     const after = this.snapshot(app);
     if (semver.lt(app.manifest.version, row.version)) {
       throw refuse('downgrade', [{ reason: 'downgrade', appId, installed: row.version, available: app.manifest.version }]);
     }
     if (!semver.satisfies(HOST_VERSION, app.manifest.host)) throw refuse('host_version', [{ reason: 'host_version', appId, range: app.manifest.host, host: HOST_VERSION }]);
-    const done = new Set(
-      this.host.storage.orm.select().from(appMigrations).where(and(eq(appMigrations.companyId, companyId), eq(appMigrations.appId, appId))).all().map((r) => r.migrationId),
-    );
+    const done = await this.deps.installs.migrationsRun(companyId, appId);
     return {
       appId,
       from: row.version,
@@ -264,30 +289,31 @@ export class Lifecycle {
       permissions: permissionDiff(permissionRoles(before.manifest), permissionRoles(after.manifest)),
       routes: diff(before.routes, after.routes),
       documentTypes: diff((before.manifest.documentTypes ?? []).map((d) => d.name), (after.manifest.documentTypes ?? []).map((d) => d.name)),
+      fields: fieldDiff(before.manifest, after.manifest),
       topics: diff(topicsOf(before.manifest), topicsOf(after.manifest)),
       migrations: (app.def.migrations ?? []).map((m) => m.id).filter((id) => !done.has(id)),
     };
   }
 
   /** Applies the plan; `expectTo` guards against applying a plan other than the one shown. */
-  upgrade(companyId: string, appId: string, actor: Actor, opts: { expectTo?: string; lang?: Lang; requestId?: string | null } = {}) {
-    const plan = this.upgradePlan(companyId, appId);
+  async upgrade(companyId: string, appId: string, actor: Actor, opts: StepOptions & { expectTo?: string } = {}) {
+    const plan = await this.upgradePlan(companyId, appId);
     if (opts.expectTo && opts.expectTo !== plan.to) {
       throw new DiwanError('CONFLICT', [{ reason: 'plan_changed', expected: opts.expectTo, available: plan.to }], { reason: 'the available version changed since the plan was shown' });
     }
-    const caller = this.caller(companyId, actor, opts.lang, opts.requestId);
+    const c = await this.caller(companyId, actor, opts);
     const app = this.available(appId);
-    const row = this.runtime.install(companyId, appId)!;
+    const row = (await this.runtime.install(companyId, appId))!;
     try {
-      this.host.storage.sqlite.transaction(() => {
-        this.host.storage.orm.update(companyApps).set({ version: app.manifest.version, manifest: this.snapshot(app), updatedAt: isoNow(this.host.clock.now()) }).where(and(eq(companyApps.companyId, companyId), eq(companyApps.appId, appId))).run();
+      await this.deps.uow.run(this.scope(c), async (w) => {
+        await this.deps.installs.put({ ...row, version: app.manifest.version, snapshot: this.snapshot(app), updatedAt: isoNow(this.deps.clock.now()) });
         this.runtime.invalidate(companyId);
-        this.runMigrations(caller, app);
-        this.audit(caller, 'upgrade', appId, this.publicRow(row), { appId, version: app.manifest.version, state: row.state });
-      }).immediate();
+        await this.runMigrations(c, app);
+        await this.record(w, c, 'upgrade', appId, this.publicRow(row), { appId, version: app.manifest.version, state: row.state });
+      });
     } finally {
       this.runtime.invalidate(companyId);
     }
-    return { plan, app: this.publicRow(this.runtime.install(companyId, appId)) };
+    return { plan, app: this.publicRow(await this.runtime.install(companyId, appId)) };
   }
 }

@@ -4,7 +4,7 @@
 import { Ajv, type ErrorObject } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import semver from 'semver';
-import { manifestSchema, type Manifest } from '../../manifests/manifest.schema.ts';
+import { manifestSchema, type ConditionDecl, type DocumentTypeDecl, type Manifest, type TopicDecl } from '../../manifests/manifest.schema.ts';
 import { CORE_PERMISSIONS } from '../identity/permissions.ts';
 
 const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (a: Ajv) => Ajv;
@@ -30,6 +30,10 @@ function fromAjv(errors: ErrorObject[], base = ''): Problem[] {
 }
 
 const CORE_PERMISSION_NAMES = new Set(CORE_PERMISSIONS.map((p) => p.permission));
+/** Names every document has, or that its events use. */
+const RESERVED_FIELDS = new Set(['id', 'state', 'createdAt', 'updatedAt', 'stateChangedAt', 'previous']);
+/** Dates every document has, for schedules. */
+const SYSTEM_DATES = new Set(['createdAt', 'updatedAt', 'stateChangedAt']);
 
 /** Permissions a document type brings without declaring them, with their default lowest role. */
 export function docTypePermissions(dt: NonNullable<Manifest['documentTypes']>[number]) {
@@ -45,18 +49,29 @@ export function docTypePermissions(dt: NonNullable<Manifest['documentTypes']>[nu
   ];
 }
 
+/** The version rules, on whatever of `version`, `host` and `dependencies` has the right type (so they are told even beside shape problems). */
+function versionProblems(raw: Record<string, unknown>, add: (pointer: string, rule: string, message: string) => void): void {
+  const { version, host, dependencies } = raw;
+  if (typeof version === 'string' && version !== '' && !semver.valid(version)) add('/version', 'semver', `version "${version}" is not a semantic version`);
+  if (typeof host === 'string' && host !== '' && !semver.validRange(host)) add('/host', 'semverRange', `host "${host}" is not a semver range`);
+  if (dependencies && typeof dependencies === 'object' && !Array.isArray(dependencies)) {
+    for (const [dep, range] of Object.entries(dependencies)) {
+      if (dep === raw.id) add(`/dependencies/${dep}`, 'self', 'an app cannot depend on itself');
+      if (typeof range === 'string' && !semver.validRange(range)) add(`/dependencies/${dep}`, 'semverRange', `"${range}" is not a semver range`);
+    }
+  }
+}
+
 export function checkManifest(raw: unknown): { manifest?: Manifest; problems: Problem[] } {
-  if (!validateShape(raw)) return { problems: fromAjv(validateShape.errors ?? []) };
-  const m = raw as Manifest;
   const problems: Problem[] = [];
   const add = (pointer: string, rule: string, message: string) => problems.push({ pointer, rule, message });
-
-  if (!semver.valid(m.version)) add('/version', 'semver', `version "${m.version}" is not a semantic version`);
-  if (!semver.validRange(m.host)) add('/host', 'semverRange', `host "${m.host}" is not a semver range`);
-  for (const [dep, range] of Object.entries(m.dependencies ?? {})) {
-    if (dep === m.id) add(`/dependencies/${dep}`, 'self', 'an app cannot depend on itself');
-    if (!semver.validRange(range)) add(`/dependencies/${dep}`, 'semverRange', `"${range}" is not a semver range`);
+  if (!validateShape(raw)) {
+    problems.push(...fromAjv(validateShape.errors ?? []));
+    if (raw && typeof raw === 'object' && !Array.isArray(raw)) versionProblems(raw as Record<string, unknown>, add);
+    return { problems };
   }
+  const m = raw as Manifest;
+  versionProblems(m as unknown as Record<string, unknown>, add);
 
   // String tables: same keys in both languages, so nothing silently falls back to English.
   const enKeys = Object.keys(m.strings.en);
@@ -74,7 +89,10 @@ export function checkManifest(raw: unknown): { manifest?: Manifest; problems: Pr
 
   const typeNames = new Set<string>();
   const resources = new Set<string>();
-  const prefixes = new Set((m.eventFamilies ?? []).map((f) => f.prefix));
+  const checkCondition = (dt: DocumentTypeDecl, c: ConditionDecl, pointer: string) => {
+    if (c.field !== 'state' && !dt.fields.some((f) => f.name === c.field)) add(`${pointer}/field`, 'field', `"${c.field}" is not a field of ${dt.name}`);
+    if (c.field === 'state' && !dt.states) add(`${pointer}/field`, 'states', `${dt.name} has no states`);
+  };
   (m.documentTypes ?? []).forEach((dt, i) => {
     const at = `/documentTypes/${i}`;
     if (typeNames.has(dt.name)) add(`${at}/name`, 'duplicate', `document type ${dt.name} is declared twice`);
@@ -91,19 +109,29 @@ export function checkManifest(raw: unknown): { manifest?: Manifest; problems: Pr
         if (dt.states && !states.has(s)) add(`${at}/transitions/${j}`, 'state', `"${s}" is not one of the states`);
       }
     });
-    const base = dt.topicBase ?? `${m.eventFamilies?.[0]?.prefix ?? m.id}.${dt.name}`;
-    if (!prefixes.has(base.split('.')[0])) {
-      add(`${at}/topicBase`, 'ownedPrefix', `events of ${dt.name} ("${base}.*") must lie in an event family the app owns`);
-    }
+    (dt.schedules ?? []).forEach((sc, j) => {
+      const sat = `${at}/schedules/${j}`;
+      if ((dt.schedules ?? []).findIndex((o) => o.name === sc.name) !== j) add(`${sat}/name`, 'duplicate', `schedule ${sc.name} is declared twice`);
+      const dateField = dt.fields.find((f) => f.name === sc.date);
+      if (!SYSTEM_DATES.has(sc.date) && dateField?.type !== 'date') {
+        add(`${sat}/date`, 'dateField', `"${sc.date}" is not a date field of ${dt.name} (nor createdAt, updatedAt, stateChangedAt)`);
+      }
+      for (const st of sc.states ?? []) if (!states.has(st)) add(`${sat}/states`, 'state', `"${st}" is not one of the states`);
+      if (sc.when) checkCondition(dt, sc.when, `${sat}/when`);
+    });
     const fieldNames = new Set<string>();
     dt.fields.forEach((f, j) => {
       const fat = `${at}/fields/${j}`;
       if (fieldNames.has(f.name)) add(`${fat}/name`, 'duplicate', `field ${f.name} is declared twice`);
-      if (['id', 'state', 'createdAt', 'updatedAt'].includes(f.name)) add(`${fat}/name`, 'reserved', `field name ${f.name} is reserved`);
+      if (RESERVED_FIELDS.has(f.name)) add(`${fat}/name`, 'reserved', `field name ${f.name} is reserved`);
       fieldNames.add(f.name);
       const checkField = (ff: typeof f | NonNullable<typeof f.fields>[number], p: string) => {
+        if (ff.secret && ff.type !== 'string') add(`${p}/secret`, 'secretType', `only a string field can be secret (${ff.name} is ${ff.type})`);
+        if (ff.secret && ff.filterable) add(`${p}/filterable`, 'secretFilter', `a secret field (${ff.name}) cannot be a list filter`);
         if (ff.type === 'enum' && !ff.values) add(`${p}/values`, 'required', `enum field ${ff.name} needs values`);
         if (ff.type === 'reference' && !ff.to) add(`${p}/to`, 'required', `reference field ${ff.name} needs "to"`);
+        // Reads declare such a field always present: only a server bundle's hooks can keep that promise.
+        if (ff.readOnly && ff.required && !m.server) add(`${p}/required`, 'computed', `read-only field ${ff.name} is required, but the app has no server bundle to set it`);
       };
       checkField(f, fat);
       if (f.type === 'lines') {
@@ -131,7 +159,52 @@ export function checkManifest(raw: unknown): { manifest?: Manifest; problems: Pr
     if (!declared.has(item.permission) && !CORE_PERMISSION_NAMES.has(item.permission)) {
       add(`/menu/${i}/permission`, 'undeclared', `menu item ${item.id} needs ${item.permission}, which the app does not declare`);
     }
+    if ((item.documentType === undefined) === (item.path === undefined)) {
+      add(`/menu/${i}`, 'oneOf', `menu item ${item.id} needs exactly one of documentType and path`);
+    }
+    if (item.documentType !== undefined && !typeNames.has(item.documentType)) {
+      add(`/menu/${i}/documentType`, 'reference', `"${item.documentType}" is not a document type of this app`);
+    }
   });
+
+  /** A document source names a type of this app and what of it fires; an operation brings its own payload. */
+  const checkSource = (t: TopicDecl, at: string) => {
+    const src = t.source;
+    const sat = `${at}/source`;
+    if (src.on === 'operation') {
+      if (!src.operation) add(`${sat}/operation`, 'required', 'an operation source names the route or hook that emits it');
+      if (src.type !== undefined) add(`${sat}/type`, 'operation', 'an operation source names no document type');
+      if (t.payload === undefined) add(`${at}/payload`, 'required', 'a topic with an operation source declares its payload schema');
+      if (t.example === undefined) add(`${at}/example`, 'required', 'a topic with an operation source declares an example');
+      return;
+    }
+    if (t.payload !== undefined) add(`${at}/payload`, 'generated', 'a document source generates its payload schema (the document); leave payload out');
+    const dt = (m.documentTypes ?? []).find((d) => d.name === src.type);
+    if (!dt) {
+      add(`${sat}/type`, 'reference', `"${src.type ?? ''}" is not a document type of this app`);
+      return;
+    }
+    const need = { transition: 'transition', change: 'field', schedule: 'schedule' } as const;
+    for (const [on, key] of Object.entries(need)) {
+      if (src.on === on && src[key] === undefined) add(`${sat}/${key}`, 'required', `an "${on}" source names its ${key}`);
+      if (src.on !== on && src[key] !== undefined) add(`${sat}/${key}`, 'unexpected', `${key} belongs to "${on}" sources only`);
+    }
+    if (src.operation !== undefined) add(`${sat}/operation`, 'unexpected', 'operation belongs to operation sources only');
+    if (src.on === 'transition' && src.transition && !(dt.transitions ?? []).some((x) => x.name === src.transition)) {
+      add(`${sat}/transition`, 'reference', `"${src.transition}" is not a transition of ${dt.name}`);
+    }
+    if (src.on === 'change' && src.field && src.field !== 'state' && !dt.fields.some((f) => f.name === src.field)) {
+      add(`${sat}/field`, 'reference', `"${src.field}" is not a field of ${dt.name}`);
+    }
+    if (src.on === 'change' && src.field === 'state' && !dt.states) add(`${sat}/field`, 'states', `${dt.name} has no states`);
+    if (src.on === 'schedule' && src.schedule && !(dt.schedules ?? []).some((x) => x.name === src.schedule)) {
+      add(`${sat}/schedule`, 'reference', `"${src.schedule}" is not a schedule of ${dt.name}`);
+    }
+    if (src.when) {
+      if (src.on === 'schedule') add(`${sat}/when`, 'unexpected', "a schedule's condition belongs on the schedule");
+      else checkCondition(dt, src.when, `${sat}/when`);
+    }
+  };
 
   const topics = new Set<string>();
   const familyPrefixes = new Set<string>();
@@ -144,9 +217,11 @@ export function checkManifest(raw: unknown): { manifest?: Manifest; problems: Pr
       if (!t.topic.startsWith(`${fam.prefix}.`)) add(`${at}/topic`, 'prefix', `${t.topic} is outside the family prefix ${fam.prefix}`);
       if (topics.has(t.topic)) add(`${at}/topic`, 'duplicate', `${t.topic} is declared twice`);
       topics.add(t.topic);
+      checkSource(t, at);
+      if (t.payload === undefined) return;
       try {
         const validate = payloadAjv.compile(t.payload);
-        if (!validate(t.example)) {
+        if (t.example !== undefined && !validate(t.example)) {
           for (const p of fromAjv(validate.errors ?? [], `${at}/example`)) problems.push({ ...p, rule: `example.${p.rule}` });
         }
       } catch (e) {

@@ -1,124 +1,141 @@
 // The routes an app contributes: five per document type (list, create, get, update, delete),
-// one per transition, and the custom routes of its server bundle.
+// one per transition, and the custom routes of its server bundle. Described as data plus a
+// handler; the HTTP layer serves them through the same pipeline as the host's own routes.
 import type { AppDefinition } from '../../sdk/define-app.ts';
-import { compileFor } from '../http/validation.ts';
-import type { RouteDoc } from '../openapi/route-doc.ts';
-import type { MountedRoute, RouteInput } from './app-router.ts';
+import type { RouteDoc } from '../kernel/route-doc.ts';
+import { DiwanError, fromAppError } from '../kernel/errors/diwan-error.ts';
 import type { DocType, Caller } from './doc-type.ts';
 import type { AppContext } from '../../sdk/define-app.ts';
 
-export interface Invocation extends RouteInput {
+export interface Invocation {
+  params: Record<string, string>;
+  query: Record<string, unknown>;
+  body: unknown;
+  headers: Record<string, string | string[] | undefined>;
   caller: Caller;
-  context(): AppContext;
 }
 
-type Handle = (i: Invocation) => ReturnType<MountedRoute['handle']>;
+/** `json` is already-serialised text (the list's fast path); otherwise `body` is serialised from the response schema. */
+export type RouteOutput = { status: number; body?: unknown; json?: string };
 
-const envelope = (schema: object) => ({ type: 'object', required: ['data'], properties: { data: schema } });
+export interface AppRoute {
+  appId: string;
+  doc: RouteDoc;
+  /** Honours `Idempotency-Key` inside the write's transaction. */
+  idempotent: boolean;
+  handle(i: Invocation): Promise<RouteOutput>;
+}
 
-function docTypeRoutes(appId: string, dt: DocType): MountedRoute[] {
+const envelope = (schema: object) => ({ type: 'object', additionalProperties: false, required: ['data'], properties: { data: schema } });
+
+const idempotencyHeader = {
+  name: 'Idempotency-Key',
+  description: 'Repeating the request with the same key (and body) answers the first result instead of writing again',
+  schema: { type: 'string', maxLength: 255 },
+};
+
+function docTypeRoutes(appId: string, dt: DocType): AppRoute[] {
   const r = dt.resource;
   const base = `/api/v1/${r}`;
-  const label = dt.decl.label.en;
-  const plural = dt.decl.labelPlural?.en ?? `${label}s`;
-  const s = dt.schemas;
+  const label = dt.decl.label.en.toLowerCase();
+  const aLabel = `${/^[aeio]/.test(label) ? 'an' : 'a'} ${label}`;
+  const plural = (dt.decl.labelPlural?.en ?? `${dt.decl.label.en}s`).toLowerCase();
   const op = (name: string) => `${appId}.${name}${dt.decl.name[0].toUpperCase()}${dt.decl.name.slice(1)}`;
-  const params = compileFor('params', s.params);
-  const mk = (doc: Omit<RouteDoc, 'tag'>, validators: MountedRoute['validators'], handle: Handle, idempotent = false): MountedRoute => ({
-    appId,
-    doc: { ...doc, tag: appId },
-    validators,
-    idempotent,
-    handle: handle as MountedRoute['handle'],
-  });
-  const one = envelope(s.read);
-  const routes: MountedRoute[] = [
-    mk(
-      { method: 'GET', url: base, operationId: op('list'), summary: `List ${plural.toLowerCase()}`, permission: `${r}:read`, schema: { querystring: s.listQuery, response: { 200: s.list } } },
-      { query: dt.validateListQuery },
-      (i) => {
-        const { page, pageSize, ...filters } = i.query as Record<string, string | number | boolean>;
-        return { status: 200, json: dt.listJson(i.caller.company.id, { page: page as number, pageSize: pageSize as number, filters }) };
+  const s = () => dt.schemas;
+  // Schemas are read when the route is first described or served, not at load.
+  const route = (doc: Omit<RouteDoc, 'tag' | 'schema'> & { schema: () => RouteDoc['schema'] }, handle: AppRoute['handle'], idempotent = false): AppRoute => {
+    let schema: RouteDoc['schema'] | undefined;
+    const full = { ...doc, tag: appId } as Omit<RouteDoc, 'schema'>;
+    return {
+      appId,
+      idempotent,
+      handle,
+      doc: Object.defineProperty(full, 'schema', { enumerable: true, get: () => (schema ??= doc.schema()) }) as RouteDoc,
+    };
+  };
+  const routes: AppRoute[] = [
+    route(
+      { method: 'GET', url: base, operationId: op('list'), summary: `List ${plural}`, permission: `${r}:read`, schema: () => ({ querystring: s().listQuery, response: { 200: s().list } }) },
+      async (i) => {
+        const { page, pageSize, sort, ...filters } = i.query as Record<string, string | number | boolean>;
+        return { status: 200, json: await dt.listJson(i.caller.company.id, { page: page as number, pageSize: pageSize as number, sort: sort as string, filters }) };
       },
     ),
-    mk(
+    route(
       {
-        method: 'POST', url: base, operationId: op('create'), summary: `Create a ${label.toLowerCase()}`, permission: `${r}:create`,
-        schema: { body: s.write, response: { 201: one } }, errors: ['CONFLICT'],
-        headers: [{ name: 'Idempotency-Key', description: 'Repeating a create with the same key returns the first result', schema: { type: 'string', maxLength: 255 } }],
+        method: 'POST', url: base, operationId: op('create'), summary: `Create ${aLabel}`, permission: `${r}:create`,
+        schema: () => ({ body: s().write, response: { 201: envelope(s().read) } }), errors: ['CONFLICT'], headers: [idempotencyHeader],
       },
-      { body: dt.validateWrite },
-      (i) => ({ status: 201, body: { data: dt.create(i.caller, i.body as Record<string, unknown>, { validated: true }) } }),
+      async (i) => ({ status: 201, body: { data: await dt.create(i.caller, i.body as Record<string, unknown>, { validated: true }) } }),
       true,
     ),
-    mk(
-      { method: 'GET', url: `${base}/:id`, operationId: op('get'), summary: `Get a ${label.toLowerCase()}`, permission: `${r}:read`, schema: { params: s.params, response: { 200: one } } },
-      { params },
-      (i) => {
-        const doc = dt.get(i.caller.company.id, i.params.id);
-        if (!doc) return { status: 404, body: null };
+    route(
+      { method: 'GET', url: `${base}/:id`, operationId: op('get'), summary: `Get ${aLabel}`, permission: `${r}:read`, schema: () => ({ params: s().params, response: { 200: envelope(s().read) } }), errors: ['NOT_FOUND'] },
+      async (i) => {
+        const doc = await dt.get(i.caller.company.id, i.params.id);
+        if (!doc) throw new DiwanError('NOT_FOUND', [{ resource: r, id: i.params.id }]);
         return { status: 200, body: { data: doc } };
       },
     ),
-    mk(
-      { method: 'PATCH', url: `${base}/:id`, operationId: op('update'), summary: `Change a ${label.toLowerCase()}`, permission: `${r}:update`, schema: { params: s.params, body: s.patch, response: { 200: one } } },
-      { params, body: dt.validatePatch },
-      (i) => ({ status: 200, body: { data: dt.update(i.caller, i.params.id, i.body as Record<string, unknown>, { validated: true }) } }),
+    route(
+      { method: 'PATCH', url: `${base}/:id`, operationId: op('update'), summary: `Change ${aLabel}`, permission: `${r}:update`, schema: () => ({ params: s().params, body: s().patch, response: { 200: envelope(s().read) } }), errors: ['NOT_FOUND', 'CONFLICT'] },
+      async (i) => ({ status: 200, body: { data: await dt.update(i.caller, i.params.id, i.body as Record<string, unknown>, { validated: true }) } }),
     ),
-    mk(
-      { method: 'DELETE', url: `${base}/:id`, operationId: op('delete'), summary: `Delete a ${label.toLowerCase()}`, permission: `${r}:delete`, schema: { params: s.params, response: { 200: one } }, errors: ['CONFLICT'] },
-      { params },
-      (i) => ({ status: 200, body: { data: dt.remove(i.caller, i.params.id) } }),
+    route(
+      { method: 'DELETE', url: `${base}/:id`, operationId: op('delete'), summary: `Delete ${aLabel}`, permission: `${r}:delete`, schema: () => ({ params: s().params, response: { 200: envelope(s().read) } }), errors: ['NOT_FOUND', 'CONFLICT'] },
+      async (i) => ({ status: 200, body: { data: await dt.remove(i.caller, i.params.id) } }),
     ),
   ];
   for (const t of dt.decl.transitions ?? []) {
     routes.push(
-      mk(
+      route(
         {
           method: 'POST', url: `${base}/:id/${t.name}`, operationId: op(t.name), permission: `${r}:${t.name}`,
-          summary: `${t.label?.en ?? t.name} a ${label.toLowerCase()} (${t.from.join(', ')} → ${t.to})`,
-          schema: { params: s.params, response: { 200: one } }, errors: ['CONFLICT'],
+          summary: `${t.label?.en ?? t.name} ${aLabel} (${t.from.join(', ')} → ${t.to})`,
+          schema: () => ({ params: s().params, response: { 200: envelope(s().read) } }), errors: ['NOT_FOUND', 'CONFLICT'],
         },
-        { params },
-        (i) => ({ status: 200, body: { data: dt.transition(i.caller, i.params.id, t.name) } }),
+        async (i) => ({ status: 200, body: { data: await dt.transition(i.caller, i.params.id, t.name) } }),
       ),
     );
   }
   return routes;
 }
 
-function customRoutes(def: AppDefinition): MountedRoute[] {
+function customRoutes(def: AppDefinition, context: (caller: Caller) => AppContext): AppRoute[] {
   return (def.routes ?? []).map((r) => {
     const url = `/api/v1${r.url}`;
-    const doc: RouteDoc = {
-      method: r.method,
-      url,
-      operationId: `${def.id}.${r.method.toLowerCase()}${url.replace(/[^a-zA-Z0-9]+(.)?/g, (_m, c: string | undefined) => (c ? c.toUpperCase() : ''))}`,
-      summary: r.summary,
-      description: r.description,
-      tag: def.id,
-      permission: r.permission,
-      schema: r.schema as RouteDoc['schema'],
-      errors: r.errors,
-    };
     return {
       appId: def.id,
-      doc,
-      validators: {
-        params: r.schema.params ? compileFor('params', r.schema.params as object) : undefined,
-        query: r.schema.querystring ? compileFor('query', r.schema.querystring as object) : undefined,
-        body: r.schema.body ? compileFor('body', r.schema.body as object) : undefined,
-      },
       idempotent: false,
-      handle: async (i: RouteInput) => {
-        const inv = i as Invocation;
-        const out = await r.handler({ params: inv.params, query: inv.query, body: inv.body, headers: inv.headers } as never, inv.context());
-        return { status: out.status ?? 200, body: out.body };
+      doc: {
+        method: r.method,
+        url,
+        operationId: `${def.id}.${r.method.toLowerCase()}${url.replace(/[^a-zA-Z0-9]+(.)?/g, (_m, c: string | undefined) => (c ? c.toUpperCase() : ''))}`,
+        summary: r.summary,
+        description: r.description,
+        tag: def.id,
+        permission: r.permission,
+        schema: r.schema as RouteDoc['schema'],
+        errors: r.errors,
+      },
+      async handle(i) {
+        try {
+          const out = await r.handler({ params: i.params, query: i.query, body: i.body, headers: i.headers } as never, context(i.caller));
+          return { status: out.status ?? 200, body: out.body };
+        } catch (err) {
+          if (err instanceof DiwanError) throw err;
+          const mapped = fromAppError(err, def.id);
+          if (mapped) throw mapped;
+          // The app's own message stays in the log (it may carry anything); the caller learns the app and the route.
+          const fault = new DiwanError('APP_ERROR', [{ app: def.id, rule: 'route', route: `${r.method} ${url}` }], { app: def.id, reason: `${r.method} ${url} failed` });
+          fault.cause = err;
+          throw fault;
+        }
       },
     };
   });
 }
 
-export function routesForApp(appId: string, docTypes: DocType[], def: AppDefinition): MountedRoute[] {
-  return [...docTypes.flatMap((dt) => docTypeRoutes(appId, dt)), ...customRoutes(def)];
+export function routesForApp(appId: string, docTypes: DocType[], def: AppDefinition, context: (caller: Caller) => AppContext): AppRoute[] {
+  return [...docTypes.flatMap((dt) => docTypeRoutes(appId, dt)), ...customRoutes(def, context)];
 }

@@ -1,73 +1,134 @@
 // The app runtime: the apps available on this host (loaded once, whatever company uses them),
-// their compiled document types, routes, permissions, strings and event families, and each
-// company's install state.
+// their document types, routes, permissions, strings and event families, and each company's
+// install state. Apps load and unload while the host runs; listeners (the HTTP pipeline, the
+// OpenAPI and catalogue caches) hear of it.
 import semver from 'semver';
-import { and, eq } from 'drizzle-orm';
-import type { Manifest, EventFamilyDecl } from '../../manifests/manifest.schema.ts';
-import type { AppDefinition } from '../../sdk/define-app.ts';
-import { companyApps } from '../db/schema.ts';
-import { DiwanError } from '../errors/diwan-error.ts';
-import type { Principal } from '../identity/principal.ts';
+import type { Manifest, EventFamilyDecl, TopicDecl } from '../../manifests/manifest.schema.ts';
+import type { AppContext, AppDefinition } from '../../sdk/define-app.ts';
+import type { Storage } from '../storage/open.ts';
+import type { InstallRecord, InstallSummary } from '../storage/repos/installs.ts';
+import { migrate, schemaGap, isCurrent } from '../storage/migrate.ts';
+import type { TableDef } from '../storage/schema.ts';
+import { docTableName } from '../storage/repos/documents.ts';
+import type { UnitOfWork } from '../audit/unit-of-work.ts';
+import type { Translator } from '../kernel/i18n/i18n.ts';
+import type { Clock } from '../kernel/clock.ts';
+import { DiwanError } from '../kernel/errors/diwan-error.ts';
+import { payloadAjv } from './manifest-check.ts';
+import type { PermissionRegistry } from '../identity/permissions.ts';
 import type { Role } from '../identity/roles.ts';
-import { AppRouter } from './app-router.ts';
+import type { Companies } from '../tenancy/companies.ts';
 import { appContext } from './app-context.ts';
-import { DocType, type Caller, type GeneratedTopic } from './doc-type.ts';
+import { DocType, type Caller, type ResolvedTopic } from './doc-type.ts';
 import { docTypePermissions } from './manifest-check.ts';
 import { loadDefinition, type AppSource } from './app-source.ts';
-import { routesForApp } from './routes-for-app.ts';
-import type { HostServices } from './host-services.ts';
+import { routesForApp, type AppRoute } from './routes-for-app.ts';
 
-export const CORE_PREFIXES = ['app', 'audit'];
+/** Event prefixes the host owns: the app lifecycle, the audit trail, webhook operations. */
+export const CORE_PREFIXES = ['app', 'audit', 'webhook'];
 
 export interface LoadedApp {
   source: AppSource;
   manifest: Manifest;
   def: AppDefinition;
   docTypes: Map<string, DocType>;
+  routes: AppRoute[];
 }
 
-export type InstallState = 'enabled' | 'disabled' | 'uninstalled';
-
-export interface InstallRow {
-  companyId: string;
-  appId: string;
-  version: string;
-  state: InstallState;
-  manifest: Manifest;
-  installedAt: string;
-  updatedAt: string;
+/**
+ * What an app's writes may record in the audit trail, as `[resource, action]`: every write of its
+ * document types (create, update, delete, each transition) and the actions of the permissions it
+ * declares beyond those (what its own routes do, e.g. `elv-credentials:reveal`). The catalogue
+ * lists one audit topic for each; app code may record no other.
+ */
+export function auditedActions(m: Manifest): [resource: string, action: string][] {
+  const out: [string, string][] = [];
+  const implied = new Set<string>();
+  for (const dt of m.documentTypes ?? []) {
+    for (const p of docTypePermissions(dt)) implied.add(`${p.resource}:${p.action}`);
+    for (const a of ['create', 'update', 'delete', ...(dt.transitions ?? []).map((t) => t.name)]) out.push([dt.resource, a]);
+  }
+  for (const p of m.permissions ?? []) if (!implied.has(`${p.resource}:${p.action}`)) out.push([p.resource, p.action]);
+  return out;
 }
+
+export type InstallState = InstallRecord['state'];
+/** What the runtime keeps of a company's install: no snapshot (the lifecycle reads those from the repository). */
+export type InstallRow = InstallSummary;
+
+export interface RuntimeDeps {
+  storage: Storage;
+  uow: UnitOfWork;
+  tr: Translator;
+  permissions: PermissionRegistry;
+  companies: Companies;
+  clock: Clock;
+}
+
+type Problem = Record<string, unknown> & { reason: string };
 
 export class AppRuntime {
-  readonly router = new AppRouter();
   private apps = new Map<string, LoadedApp>();
   private prefixOwner = new Map<string, string>(CORE_PREFIXES.map((p) => [p, 'core']));
-  private installCache = new Map<string, Map<string, InstallRow>>();
-  /** Bumped on every load/unload, so caches built from the app set (OpenAPI, catalogue) know to rebuild. */
+  private installCache = new Map<string, Promise<Map<string, InstallRow>>>();
+  /** `METHOD url` → the app serving it. */
+  private served = new Map<string, string>();
+  private listeners = new Set<(appId: string) => void>();
+  private payloadChecks = new Map<string, ReturnType<typeof payloadAjv.compile>>();
+  /** Bumped on every load and unload, so caches built from the app set (OpenAPI, catalogue) rebuild. */
   version = 0;
 
-  constructor(readonly host: HostServices) {}
+  constructor(readonly deps: RuntimeDeps) {
+    deps.storage.changes.on('installs', () => this.installCache.clear());
+  }
+
+  /** Hears every load and unload (the app's id). */
+  onChange(fn: (appId: string) => void): () => void {
+    this.listeners.add(fn);
+    return () => this.listeners.delete(fn);
+  }
+
+  private changed(appId: string): void {
+    this.version++;
+    for (const fn of this.listeners) fn(appId);
+  }
 
   get(appId: string): LoadedApp | undefined {
     return this.apps.get(appId);
   }
 
   list(): LoadedApp[] {
-    return [...this.apps.values()].sort((a, b) => a.manifest.id.localeCompare(b.manifest.id));
+    return [...this.apps.values()].sort((a, b) => (a.manifest.id < b.manifest.id ? -1 : 1));
+  }
+
+  routes(): AppRoute[] {
+    return this.list().flatMap((a) => a.routes);
+  }
+
+  /** The tables of a manifest's document types. */
+  private tablesOf(m: Manifest): TableDef[] {
+    return (m.documentTypes ?? []).map((decl) => {
+      const { filters, dates } = DocType.indexedFields(decl);
+      return this.deps.storage.documents(docTableName(m.id, decl.name), filters, dates).definition();
+    });
   }
 
   /** Loads sources in dependency order; an app whose dependencies are not available is refused. */
-  async loadAll(sources: AppSource[]): Promise<{ loaded: string[]; refused: { appId: string; error: DiwanError | Error }[] }> {
+  async loadAll(sources: AppSource[]): Promise<{ loaded: string[]; refused: { appId: string; error: Error }[] }> {
+    // One look at the schema for every app's tables: when nothing is missing (every boot but the
+    // first, or one after an upgrade) the loads skip their own migration, which would each read
+    // the whole catalogue of tables and indexes again.
+    const migrated = isCurrent(await schemaGap(this.deps.storage.db, sources.flatMap((s) => this.tablesOf(s.manifest))));
     const pending = new Map(sources.map((s) => [s.manifest.id, s]));
     const loaded: string[] = [];
-    const refused: { appId: string; error: DiwanError | Error }[] = [];
+    const refused: { appId: string; error: Error }[] = [];
     const visit = async (id: string, stack: string[]): Promise<void> => {
       const src = pending.get(id);
       if (!src) return;
       if (stack.includes(id)) throw new DiwanError('APP_REFUSED', [{ reason: 'dependency_cycle', cycle: [...stack, id] }], { reason: `dependency cycle ${[...stack, id].join(' → ')}` });
       for (const dep of Object.keys(src.manifest.dependencies ?? {})) await visit(dep, [...stack, id]);
       pending.delete(id);
-      await this.load(src);
+      await this.load(src, { migrated });
       loaded.push(id);
     };
     for (const id of [...pending.keys()]) {
@@ -81,11 +142,10 @@ export class AppRuntime {
     return { loaded, refused };
   }
 
-  /** Checks what a load would conflict with, without changing anything. */
-  conflicts(m: Manifest, replacing = false): Record<string, unknown>[] {
-    const problems: Record<string, unknown>[] = [];
-    const existing = this.apps.get(m.id);
-    if (existing && !replacing) problems.push({ reason: 'duplicate_id', appId: m.id });
+  /** What a load would conflict with, without changing anything. */
+  conflicts(m: Manifest, replacing = false): Problem[] {
+    const problems: Problem[] = [];
+    if (this.apps.has(m.id) && !replacing) problems.push({ reason: 'duplicate_id', appId: m.id });
     for (const f of m.eventFamilies ?? []) {
       const owner = this.prefixOwner.get(f.prefix);
       if (owner && owner !== m.id) problems.push({ reason: 'event_prefix_taken', prefix: f.prefix, owner });
@@ -107,81 +167,150 @@ export class AppRuntime {
     return problems;
   }
 
-  async load(src: AppSource, opts: { replacing?: boolean } = {}): Promise<LoadedApp> {
+  /** `migrated`: the caller has checked that the app's tables exist as declared. */
+  async load(src: AppSource, opts: { replacing?: boolean; migrated?: boolean } = {}): Promise<LoadedApp> {
     const m = src.manifest;
     const problems = this.conflicts(m, opts.replacing);
-    if (problems.length) throw new DiwanError('APP_REFUSED', problems, { reason: String(problems[0].reason) });
+    if (problems.length) throw new DiwanError('APP_REFUSED', problems, { reason: problems[0].reason });
     const def = await loadDefinition(src);
-    if (opts.replacing) this.unload(m.id);
+    const { storage, uow, tr, clock } = this.deps;
 
-    const app: LoadedApp = { source: src, manifest: m, def, docTypes: new Map() };
-    const ownedPrefixes = new Set((m.eventFamilies ?? []).map((f) => f.prefix));
-    const ctxDeps = { host: this.host, appId: m.id, ownedPrefixes, docType: (ref: string) => this.resolveDocType(app, ref) };
+    const app: LoadedApp = { source: src, manifest: m, def, docTypes: new Map(), routes: [] };
+    const topics = (m.eventFamilies ?? []).flatMap((f) => f.topics);
+    const context = (caller: Caller) => this.context(app, caller);
     for (const decl of m.documentTypes ?? []) {
-      const dt = new DocType(m.id, decl, m.eventFamilies?.[0]?.prefix ?? m.id, this.host, ctxDeps.docType, def.hooks?.[decl.name] ?? {}, (caller: Caller) => appContext(ctxDeps, caller));
+      const { filters, dates } = DocType.indexedFields(decl);
+      const dt = new DocType(m.id, decl, {
+        table: storage.documents(docTableName(m.id, decl.name), filters, dates),
+        uow, tr, clock,
+        resolve: (ref) => this.resolveDocType(app, ref),
+        hooks: def.hooks?.[decl.name] ?? {},
+        context,
+        topics: topics.filter((t) => t.source.on !== 'operation' && t.source.type === decl.name),
+      });
       app.docTypes.set(decl.name, dt);
     }
-    const routes = routesForApp(m.id, [...app.docTypes.values()], def);
+    app.routes = routesForApp(m.id, [...app.docTypes.values()], def, context);
     const declared = (m.permissions ?? []).map((p) => ({ ...p, permission: `${p.resource}:${p.action}`, owner: m.id }));
     const implied = (m.documentTypes ?? [])
       .flatMap(docTypePermissions)
       .filter((p) => !declared.some((d) => d.permission === `${p.resource}:${p.action}`))
       .map((p) => ({ ...p, role: p.role as Role, permission: `${p.resource}:${p.action}`, owner: m.id }));
-    for (const r of routes) {
-      if (!r.doc.permission || ![...declared, ...implied].some((p) => p.permission === r.doc.permission) && !this.host.permissions.get(r.doc.permission)) {
-        throw new DiwanError('MANIFEST_INVALID', [{ pointer: '/server', rule: 'undeclaredPermission', message: `route ${r.doc.method} ${r.doc.url} needs ${r.doc.permission}, which is not declared` }], { count: 1 });
-      }
+    const known = new Set([...declared, ...implied].map((p) => p.permission));
+    const undeclared = app.routes.filter((r) => !r.doc.permission || (!known.has(r.doc.permission) && !this.deps.permissions.get(r.doc.permission)));
+    if (undeclared.length) {
+      const details = undeclared.map((r) => ({ pointer: '/server', rule: 'undeclaredPermission', message: `route ${r.doc.method} ${r.doc.url} needs ${r.doc.permission ?? 'a permission'}, which is not declared` }));
+      throw new DiwanError('MANIFEST_INVALID', details, { count: details.length });
     }
+    const clash = this.routeClashes(app);
+    if (clash.length) throw new DiwanError('APP_REFUSED', clash, { reason: clash[0].reason });
+
+    // The tables exist before anything can reach them (idempotent: created once per host).
+    if (!opts.migrated) await migrate(storage.db, { tables: [...app.docTypes.values()].map((dt) => dt.table.definition()) });
 
     // Commit point: nothing above changed shared state.
-    try {
-      for (const r of routes) this.router.mount(r);
-      this.host.permissions.add([...declared, ...implied]);
-    } catch (e) {
-      this.router.unmountApp(m.id);
-      this.host.permissions.removeOwner(m.id);
-      throw new DiwanError('APP_REFUSED', [{ reason: 'route_conflict', message: (e as Error).message }], { reason: (e as Error).message });
-    }
-    for (const dt of app.docTypes.values()) dt.ensureStorage();
-    this.host.tr.addNamespace(`app.${m.id}`, m.strings);
-    for (const p of ownedPrefixes) this.prefixOwner.set(p, m.id);
+    if (opts.replacing) this.unload(m.id);
+    this.deps.permissions.add([...declared, ...implied]);
+    tr.addNamespace(`app.${m.id}`, m.strings);
+    for (const f of m.eventFamilies ?? []) this.prefixOwner.set(f.prefix, m.id);
     this.apps.set(m.id, app);
-    this.version++;
+    this.serve(app, true);
+    this.changed(m.id);
     return app;
   }
 
+  /** Another app already serving one of this app's routes. */
+  private routeClashes(app: LoadedApp): Problem[] {
+    const problems: Problem[] = [];
+    for (const r of app.routes) {
+      const owner = this.served.get(`${r.doc.method} ${r.doc.url}`);
+      if (owner && owner !== app.manifest.id) problems.push({ reason: 'route_conflict', route: `${r.doc.method} ${r.doc.url}`, owner });
+    }
+    return problems;
+  }
+
+  private serve(app: LoadedApp, on: boolean): void {
+    for (const r of app.routes) {
+      const key = `${r.doc.method} ${r.doc.url}`;
+      if (on) this.served.set(key, app.manifest.id);
+      else if (this.served.get(key) === app.manifest.id) this.served.delete(key);
+    }
+  }
+
   unload(appId: string): void {
-    this.router.unmountApp(appId);
-    this.host.permissions.removeOwner(appId);
-    this.host.tr.removeNamespace(`app.${appId}`);
+    const app = this.apps.get(appId);
+    if (!app) return;
+    this.serve(app, false);
+    this.deps.permissions.removeOwner(appId);
+    this.deps.tr.removeNamespace(`app.${appId}`);
     for (const [p, owner] of this.prefixOwner) if (owner === appId) this.prefixOwner.delete(p);
+    for (const key of this.payloadChecks.keys()) if (key.startsWith(`${appId}:`)) this.payloadChecks.delete(key);
     this.apps.delete(appId);
-    this.version++;
+    this.changed(appId);
   }
 
   private resolveDocType(app: LoadedApp, ref: string): DocType {
     const [appId, name] = ref.includes('/') ? ref.split('/') : [app.manifest.id, ref];
-    if (appId !== app.manifest.id && !app.manifest.dependencies?.[appId]) {
-      throw new Error(`app ${app.manifest.id} may not reach ${ref}: ${appId} is not a dependency`);
-    }
+    const fault = (reason: string) => new DiwanError('APP_ERROR', [{ app: app.manifest.id, rule: 'docType', ref }], { app: app.manifest.id, reason });
+    if (appId !== app.manifest.id && !app.manifest.dependencies?.[appId]) throw fault(`${ref} belongs to ${appId}, which is not a dependency`);
     const dt = (appId === app.manifest.id ? app : this.apps.get(appId))?.docTypes.get(name);
-    if (!dt) throw new Error(`no document type ${ref}`);
+    if (!dt) throw fault(`there is no document type ${ref}`);
     return dt;
   }
 
-  /** The event families of every available app, with the topics their document types generate. */
-  eventSources(): { appId: string; families: EventFamilyDecl[] }[] {
+  /** Refuses what an app may not emit itself: undeclared topics, document-sourced ones, data breaking the payload. */
+  private checkEmit(app: LoadedApp, topic: string, data: unknown): void {
+    const id = app.manifest.id;
+    const decl = (app.manifest.eventFamilies ?? []).flatMap((f) => f.topics).find((t) => t.topic === topic);
+    const fault = (rule: string, reason: string, extra: Record<string, unknown> = {}) =>
+      new DiwanError('APP_ERROR', [{ app: id, rule, topic, ...extra }], { app: id, reason });
+    if (!decl) throw fault('undeclared_topic', `${topic} is not a topic the app declares`);
+    if (decl.source.on !== 'operation') throw fault('document_source', `${topic} is emitted by the host when its document source fires`);
+    const key = `${id}:${topic}`;
+    let validate = this.payloadChecks.get(key);
+    if (!validate) this.payloadChecks.set(key, (validate = payloadAjv.compile(decl.payload!)));
+    if (!validate(data)) throw fault('payload', `the data of ${topic} does not match its payload schema`, { errors: validate.errors });
+  }
+
+  /** Refuses an audit row whose topic the catalogue does not list (see `auditedActions`). */
+  private checkAudit(app: LoadedApp, resource: string, action: string): void {
+    if (auditedActions(app.manifest).some(([r, a]) => r === resource && a === action)) return;
+    const id = app.manifest.id;
+    throw new DiwanError('APP_ERROR', [{ app: id, rule: 'undeclared_audit_action', resource, action }], {
+      app: id,
+      reason: `${resource}:${action} is neither a write of the app's document types nor a permission it declares`,
+    });
+  }
+
+  private context(app: LoadedApp, caller: Caller): AppContext {
+    const { storage, uow, tr, permissions } = this.deps;
+    return appContext(
+      {
+        appId: app.manifest.id, db: storage.db, uow, tr, permissions,
+        docType: (ref) => this.resolveDocType(app, ref),
+        checkEmit: (topic, data) => this.checkEmit(app, topic, data),
+        checkAudit: (resource, action) => this.checkAudit(app, resource, action),
+      },
+      caller,
+    );
+  }
+
+  /** Services bound to an app and a caller: what hooks, routes and migrations receive. */
+  contextFor(appId: string, caller: Caller): AppContext {
+    const app = this.apps.get(appId);
+    if (!app) throw new DiwanError('NOT_FOUND', [{ resource: 'apps', id: appId }]);
+    return this.context(app, caller);
+  }
+
+  /** Every app's event families, each topic with its payload schema and example resolved. */
+  eventSources(): { appId: string; families: (EventFamilyDecl & { topics: ResolvedTopic[] })[] }[] {
     return this.list().map((a) => {
-      const generated = new Map<string, GeneratedTopic[]>();
-      for (const dt of a.docTypes.values()) {
-        const prefix = dt.topicBase.split('.')[0];
-        generated.set(prefix, [...(generated.get(prefix) ?? []), ...dt.topics()]);
-      }
-      const families = (a.manifest.eventFamilies ?? []).map((f) => {
-        const declared = new Set(f.topics.map((t) => t.topic));
-        const extra = (generated.get(f.prefix) ?? []).filter((t) => !declared.has(t.topic));
-        return { ...f, topics: [...f.topics, ...extra] };
-      });
+      const fromDocs = new Map<string, ResolvedTopic>();
+      for (const dt of a.docTypes.values()) for (const t of dt.topics()) fromDocs.set(t.topic, t);
+      const families = (a.manifest.eventFamilies ?? []).map((f) => ({
+        ...f,
+        topics: f.topics.map((t: TopicDecl) => fromDocs.get(t.topic) ?? (t as ResolvedTopic)),
+      }));
       return { appId: a.manifest.id, families };
     });
   }
@@ -192,39 +321,27 @@ export class AppRuntime {
 
   // ---- per-company install state ------------------------------------------------------
 
-  invalidate(companyId?: string): void {
-    if (companyId) this.installCache.delete(companyId);
-    else this.installCache.clear();
-  }
-
-  installs(companyId: string): Map<string, InstallRow> {
+  installs(companyId: string): Promise<Map<string, InstallRow>> {
     let m = this.installCache.get(companyId);
     if (!m) {
-      const rows = this.host.storage.orm.select().from(companyApps).where(eq(companyApps.companyId, companyId)).all();
-      m = new Map(rows.map((r) => [r.appId, r as InstallRow]));
+      m = this.deps.storage.installs.summaries(companyId).then((rows) => new Map(rows.map((r) => [r.appId, r])));
+      m.catch(() => this.installCache.delete(companyId));
       this.installCache.set(companyId, m);
     }
     return m;
   }
 
-  install(companyId: string, appId: string): InstallRow | undefined {
-    return this.installs(companyId).get(appId);
+  async install(companyId: string, appId: string): Promise<InstallRow | undefined> {
+    return (await this.installs(companyId)).get(appId);
   }
 
-  isEnabled(companyId: string, appId: string): boolean {
-    return this.install(companyId, appId)?.state === 'enabled';
+  async isEnabled(companyId: string, appId: string): Promise<boolean> {
+    return (await this.install(companyId, appId))?.state === 'enabled';
   }
 
-  deleteInstall(companyId: string, appId: string): void {
-    this.host.storage.orm.delete(companyApps).where(and(eq(companyApps.companyId, companyId), eq(companyApps.appId, appId))).run();
-    this.invalidate(companyId);
-  }
-
-  /** Services bound to an app and a caller; what hooks, routes and migrations receive. */
-  contextFor(appId: string, caller: Caller, principal?: Principal) {
-    const app = this.apps.get(appId);
-    if (!app) throw new DiwanError('NOT_FOUND', [{ resource: 'apps', id: appId }]);
-    const ownedPrefixes = new Set((app.manifest.eventFamilies ?? []).map((f) => f.prefix));
-    return appContext({ host: this.host, appId, ownedPrefixes, docType: (ref) => this.resolveDocType(app, ref) }, caller, principal);
+  /** Forget a company's cached installs (this process; other processes hear the `installs` change). */
+  invalidate(companyId?: string): void {
+    if (companyId) this.installCache.delete(companyId);
+    else this.installCache.clear();
   }
 }

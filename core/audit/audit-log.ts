@@ -1,9 +1,10 @@
-// The audit log: one row per write, in the write's transaction, and an `audit.<resource>.<action>`
-// event in the outbox (the opt-in audit trail family).
-import type { Sqlite } from '../db/connection.ts';
-import { newId, isoNow } from '../ids.ts';
-import type { Actor } from '../identity/principal.ts';
+// The audit log: one row per write, in the write's transaction, with an
+// `audit.<resource>.<action>` event in the outbox (the opt-in audit trail family).
+import type { AuditQuery, AuditRepo } from '../storage/repos/audit-log.ts';
 import type { Outbox } from '../events/outbox.ts';
+import type { Actor } from '../kernel/actor.ts';
+import type { Clock } from '../kernel/clock.ts';
+import { newId, isoNow } from '../kernel/ids.ts';
 
 export interface AuditEntry {
   companyId: string;
@@ -33,14 +34,16 @@ export interface AuditRow {
 
 export const auditRowSchema = {
   type: 'object',
-  required: ['id', 'companyId', 'actor', 'appId', 'action', 'resource', 'resourceId', 'at'],
+  additionalProperties: false,
+  required: ['id', 'companyId', 'actor', 'appId', 'action', 'resource', 'resourceId', 'before', 'after', 'requestId', 'at'],
   properties: {
     id: { type: 'string' },
     companyId: { type: 'string' },
     actor: {
       type: 'object',
+      additionalProperties: false,
       required: ['type', 'id'],
-      properties: { type: { type: 'string', enum: ['key', 'cli', 'system'] }, id: { type: 'string' } },
+      properties: { type: { type: 'string', enum: ['user', 'key', 'cli', 'system'] }, id: { type: 'string' } },
     },
     appId: { type: 'string' },
     action: { type: 'string' },
@@ -53,25 +56,20 @@ export const auditRowSchema = {
   },
 } as const;
 
-/** The audit trail topic for a write; the `audit` family has no other names. */
-export const auditTopic = (resource: string, action: string) => `audit.${resource}.${action}`;
+const snake = (s: string) => s.replace(/-/g, '_').replace(/([a-z0-9])([A-Z])/g, '$1_$2').toLowerCase();
+
+/** The audit trail topic for a write, in the catalogue's grammar (snake_case words). */
+export const auditTopic = (resource: string, action: string) => `audit.${snake(resource)}.${snake(action)}`;
 
 export class AuditLog {
-  private insert;
-
   constructor(
-    private sqlite: Sqlite,
+    private repo: AuditRepo,
     private outbox: Outbox,
-    private now: () => number,
-  ) {
-    this.insert = sqlite.prepare(
-      `INSERT INTO audit_log (id, company_id, actor_type, actor_id, app_id, action, resource, resource_id,
-         before_json, after_json, request_id, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    );
-  }
+    private clock: Clock,
+  ) {}
 
   /** Must be called inside the write's transaction. */
-  record(e: AuditEntry): AuditRow {
+  async record(e: AuditEntry): Promise<AuditRow> {
     const row: AuditRow = {
       id: newId('aud'),
       companyId: e.companyId,
@@ -83,47 +81,18 @@ export class AuditLog {
       before: e.before ?? null,
       after: e.after ?? null,
       requestId: e.requestId ?? null,
-      at: isoNow(this.now()),
+      at: isoNow(this.clock.now()),
     };
-    this.insert.run(
-      row.id, row.companyId, row.actor.type, row.actor.id, row.appId, row.action, row.resource, row.resourceId,
-      row.before === null ? null : JSON.stringify(row.before),
-      row.after === null ? null : JSON.stringify(row.after),
-      row.requestId, row.at,
-    );
-    this.outbox.emit(e.companyId, auditTopic(e.resource, e.action), row);
+    await this.repo.insert({ ...row, actorType: row.actor.type, actorId: row.actor.id });
+    await this.outbox.emit(e.companyId, auditTopic(e.resource, e.action), row);
     return row;
   }
 
-  list(companyId: string, q: { page: number; pageSize: number; resource?: string; action?: string; resourceId?: string }) {
-    const where = ['company_id = ?'];
-    const args: unknown[] = [companyId];
-    for (const [col, v] of [['resource', q.resource], ['action', q.action], ['resource_id', q.resourceId]] as const) {
-      if (v) {
-        where.push(`${col} = ?`);
-        args.push(v);
-      }
-    }
-    const w = where.join(' AND ');
-    const total = this.sqlite.prepare(`SELECT count(*) FROM audit_log WHERE ${w}`).pluck().get(...args) as number;
-    const rows = this.sqlite
-      .prepare(`SELECT * FROM audit_log WHERE ${w} ORDER BY seq DESC LIMIT ? OFFSET ?`)
-      .all(...args, q.pageSize, (q.page - 1) * q.pageSize) as Record<string, string | null>[];
+  async list(companyId: string, q: AuditQuery): Promise<{ total: number; data: AuditRow[] }> {
+    const { total, rows } = await this.repo.list(companyId, q);
     return {
       total,
-      data: rows.map((r) => ({
-        id: r.id!,
-        companyId: r.company_id!,
-        actor: { type: r.actor_type as Actor['type'], id: r.actor_id! },
-        appId: r.app_id!,
-        action: r.action!,
-        resource: r.resource!,
-        resourceId: r.resource_id,
-        before: r.before_json ? JSON.parse(r.before_json) : null,
-        after: r.after_json ? JSON.parse(r.after_json) : null,
-        requestId: r.request_id,
-        at: r.at!,
-      })),
+      data: rows.map(({ actorType, actorId, ...r }) => ({ ...r, actor: { type: actorType as Actor['type'], id: actorId } })),
     };
   }
 }

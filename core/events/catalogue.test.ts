@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { EventFamilyDecl, TopicDecl } from '../../manifests/manifest.schema.ts';
-import { DiwanError } from '../errors/diwan-error.ts';
+import { DiwanError } from '../kernel/errors/diwan-error.ts';
 import {
   buildCatalogue,
   catalogueProblems,
@@ -15,6 +15,7 @@ import { validatePatterns } from './patterns.ts';
 const topic = (name: string): TopicDecl => ({
   topic: name,
   description: { en: `en:${name}`, ar: `ar:${name}` },
+  source: { on: 'operation', operation: `emits ${name}` },
   payload: { type: 'object', properties: { id: { type: 'string' } } },
   example: { id: 'x_1' },
 });
@@ -58,6 +59,7 @@ describe('buildCatalogue', () => {
     expect(crm.topics[0]).toEqual({
       topic: 'crm.lead.created',
       description: 'en:crm.lead.created',
+      source: { on: 'operation', operation: 'emits crm.lead.created' },
       payload: { type: 'object', properties: { id: { type: 'string' } } },
       example: { id: 'x_1' },
       owner: 'crm',

@@ -2,14 +2,14 @@
 // contribute: each source (an app, or the core for `apps` and `audit`) declares event families
 // in its manifest; the host adds generated topics (document-type events, audit topics) per
 // family prefix. Pure: no database, no HTTP. Filtering by pattern uses the subscription
-// semantics of `patterns.ts`, so `*` leaves the audit trail out.
+// semantics of `patterns.ts`, so `*` leaves the opt-in families (audit, webhook) out.
 //
 // One prefix, one owner: if two sources claim a prefix the first (in source order) keeps it and
 // the other's family is left out; `prefixConflicts` / `catalogueProblems` report it, and the app
 // runtime should refuse such an install before it gets here.
-import type { EventFamilyDecl, TopicDecl } from '../../manifests/manifest.schema.ts';
-import { DiwanError } from '../errors/diwan-error.ts';
-import { AUDIT_PREFIX, parsePattern, patternMatches, type KnownTopics, type ParsedPattern } from './patterns.ts';
+import type { EventFamilyDecl, SourceDecl, TopicDecl } from '../../manifests/manifest.schema.ts';
+import { DiwanError } from '../kernel/errors/diwan-error.ts';
+import { OPT_IN_PREFIXES, parsePattern, patternMatches, type KnownTopics, type ParsedPattern } from './patterns.ts';
 
 export type Lang = 'en' | 'ar';
 /** The owner id of the families the host itself declares (`apps`, `audit`). */
@@ -44,6 +44,8 @@ export interface CatalogueOptions {
 export interface CatalogueTopic {
   topic: string;
   description: string;
+  /** What makes it fire: a document's create/update/delete, a transition, a field change, a schedule, or an app operation. */
+  source: SourceDecl;
   payload: Record<string, unknown>;
   example: Record<string, unknown>;
   owner: string;
@@ -57,7 +59,7 @@ export interface CatalogueFamily {
   label: string;
   owner: string;
   installed: boolean;
-  /** True for the audit trail: reached only through `audit.*` or exact audit topics. */
+  /** True for the opt-in families (audit trail, webhook operations): reached only through `<prefix>.*` or exact topics. */
   optIn: boolean;
   count: number;
   topics: CatalogueTopic[];
@@ -95,10 +97,24 @@ export const catalogueSchema = {
             items: {
               type: 'object',
               additionalProperties: false,
-              required: ['topic', 'description', 'payload', 'example', 'owner', 'optIn'],
+              required: ['topic', 'description', 'source', 'payload', 'example', 'owner', 'optIn'],
               properties: {
                 topic: { type: 'string' },
                 description: text,
+                source: {
+                  type: 'object',
+                  required: ['on'],
+                  description: 'What makes the event fire',
+                  properties: {
+                    on: { type: 'string', enum: ['create', 'update', 'delete', 'transition', 'change', 'schedule', 'operation'] },
+                    type: { type: 'string', description: 'The document type' },
+                    transition: { type: 'string' },
+                    field: { type: 'string' },
+                    schedule: { type: 'string' },
+                    operation: { type: 'string', description: 'The route or hook that emits it' },
+                    when: { type: 'object', additionalProperties: true, description: 'The condition on the document' },
+                  },
+                },
                 payload: { type: 'object', additionalProperties: true },
                 example: { type: 'object', additionalProperties: true },
                 owner: { type: 'string' },
@@ -236,7 +252,7 @@ export function knownTopics(sources: readonly CatalogueSource[], generated?: Gen
 function patternReachesFamily(pattern: ParsedPattern, prefix: string, topics: Map<string, TopicDecl>): boolean {
   switch (pattern.kind) {
     case 'all':
-      return prefix !== AUDIT_PREFIX;
+      return !OPT_IN_PREFIXES.has(prefix);
     case 'family':
       return pattern.prefix === prefix;
     case 'exact':
@@ -274,15 +290,16 @@ export function buildCatalogue(input: CatalogueInput, options: CatalogueOptions)
     if (options.installedOnly && !isInstalled) continue;
     if (wanted !== undefined && prefix.toLowerCase() !== wanted && f.decl.family.trim().toLowerCase() !== wanted) continue;
     if (pattern && !patternReachesFamily(pattern, prefix, f.topics)) continue;
-    const optIn = prefix === AUDIT_PREFIX;
+    const optIn = OPT_IN_PREFIXES.has(prefix);
     const topics: CatalogueTopic[] = [];
     for (const t of f.topics.values()) {
       if (pattern && !patternMatches(pattern, t.topic)) continue;
       topics.push({
         topic: t.topic,
         description: t.description[lang],
-        payload: t.payload,
-        example: t.example,
+        source: t.source,
+        payload: t.payload ?? {},
+        example: t.example ?? {},
         owner: f.owner,
         optIn,
       });

@@ -1,9 +1,9 @@
 // The subscription index: which endpoints (keys) does one event reach? Matching costs in
 // proportion to the keys that match, not to the number of keys: one lookup in the exact-topic
 // map, one in the family map (the family of a topic is the part before its first dot), and the
-// `*` list — skipped for the audit trail, which only `audit.*` or an exact audit topic reaches
-// (spec section 6). Semantics are those of `patternMatches` in `patterns.ts`.
-import { AUDIT_PREFIX, parsePattern, type ParsedPattern } from './patterns.ts';
+// `*` list — skipped for the opt-in families (the audit trail, the webhook operations), which only
+// `<prefix>.*` or an exact topic reaches (spec section 6). Semantics are those of `patternMatches` in `patterns.ts`.
+import { OPT_IN_PREFIXES, parsePattern, type ParsedPattern } from './patterns.ts';
 
 interface Entry<K> {
   key: K;
@@ -110,7 +110,7 @@ export class TopicMatcher<K> {
         }
       }
     }
-    if (fam !== AUDIT_PREFIX) {
+    if (!OPT_IN_PREFIXES.has(fam)) {
       for (const e of this.all) {
         if (e.mark !== mark) {
           e.mark = mark;

@@ -1,8 +1,10 @@
-// The transactional outbox: events are rows written in the same transaction as the write
-// that caused them, so a rolled-back write emits nothing and a crash after commit loses
-// nothing. The webhook dispatcher reads the rows that are not yet dispatched.
-import type { Sqlite } from '../db/connection.ts';
-import { newId, isoNow } from '../ids.ts';
+// The transactional outbox: an event is a row written in the same transaction as the write that
+// caused it, so a rolled-back write emits nothing and a crash after commit loses nothing. The
+// webhook dispatcher reads the rows not yet dispatched.
+import type { Db } from '../storage/db.ts';
+import type { OutboxRepo, PendingRow } from '../storage/repos/outbox.ts';
+import type { Clock } from '../kernel/clock.ts';
+import { newId, isoNow } from '../kernel/ids.ts';
 
 export interface OutboxEvent {
   id: string;
@@ -13,47 +15,47 @@ export interface OutboxEvent {
   createdAt: string;
 }
 
-/** What fan-out needs of an event. */
-export type PendingEvent = Pick<OutboxEvent, 'id' | 'companyId' | 'topic' | 'createdAt'>;
+export type PendingEvent = PendingRow;
 
 export class Outbox {
-  private insert;
-  private pendingStmt;
-  private markStmt;
   /** Called after a transaction that emitted commits, to wake the dispatcher. */
   onEmit: () => void = () => {};
+  private listeners = new Set<() => void>();
 
   constructor(
-    private sqlite: Sqlite,
-    private now: () => number,
-  ) {
-    this.insert = sqlite.prepare(
-      'INSERT INTO outbox (id, company_id, topic, data, test, created_at) VALUES (?, ?, ?, ?, ?, ?)',
-    );
-    this.pendingStmt = sqlite.prepare('SELECT id, company_id, topic, created_at FROM outbox WHERE dispatched_at IS NULL ORDER BY seq LIMIT ?');
-    this.markStmt = sqlite.prepare('UPDATE outbox SET dispatched_at = ? WHERE id = ?');
-  }
+    private db: Db,
+    private repo: OutboxRepo,
+    private clock: Clock,
+  ) {}
 
-  /** Must be called inside the write's transaction. */
-  emit(companyId: string, topic: string, data: unknown, test = false): OutboxEvent {
-    const ev: OutboxEvent = { id: newId('evt'), companyId, topic, data, test, createdAt: isoNow(this.now()) };
-    this.insert.run(ev.id, companyId, topic, JSON.stringify(data), test ? 1 : 0, ev.createdAt);
-    queueMicrotask(() => this.onEmit());
+  /**
+   * Must be called inside the write's transaction. `subjectId`: the webhook endpoint an
+   * operational event is about, which never receives it.
+   */
+  async emit(companyId: string, topic: string, data: unknown, test = false, subjectId: string | null = null): Promise<OutboxEvent> {
+    if (!this.db.inTransaction()) throw new Error(`event ${topic} emitted outside a transaction`);
+    const ev: OutboxEvent = { id: newId('evt'), companyId, topic, data, test, createdAt: isoNow(this.clock.now()) };
+    await this.repo.insert({ ...ev, data: JSON.stringify(data), subjectId });
+    this.db.afterCommit(this.committed);
     return ev;
   }
 
-  /** Oldest events not yet fanned out to endpoints; their `data` stays JSON text (fan-out does not read it). */
-  pending(limit: number): PendingEvent[] {
-    return (this.pendingStmt.all(limit) as { id: string; company_id: string; topic: string; created_at: string }[]).map((r) => ({
-      id: r.id,
-      companyId: r.company_id,
-      topic: r.topic,
-      createdAt: r.created_at,
-    }));
+  private committed = () => {
+    this.onEmit();
+    for (const fn of this.listeners) fn();
+  };
+
+  /** Hears every commit of this process that emitted (readers of the outbox, e.g. the event stream). */
+  listen(fn: () => void): () => void {
+    this.listeners.add(fn);
+    return () => this.listeners.delete(fn);
   }
 
-  markDispatched(ids: string[]): void {
-    const at = isoNow(this.now());
-    this.sqlite.transaction(() => ids.forEach((id) => this.markStmt.run(at, id))).immediate();
+  pending(limit: number): Promise<PendingEvent[]> {
+    return this.repo.pending(limit);
+  }
+
+  markDispatched(ids: string[]): Promise<void> {
+    return this.repo.markDispatched(ids, isoNow(this.clock.now()));
   }
 }

@@ -2,9 +2,9 @@
 //   - an exact topic, `crm.lead.created`;
 //   - a family pattern, `<prefix>.*` (the prefix is one segment: the family of a topic is the
 //     part before its first dot);
-//   - `*`, every topic except the audit trail.
-// The audit trail (`audit.*`) is opt-in: it reaches a subscriber only through `audit.*` or an
-// exact audit topic, never through `*`.
+//   - `*`, every topic except the opt-in families.
+// The opt-in families (`OPT_IN_PREFIXES`: the audit trail `audit.*` and the webhook operations
+// `webhook.*`) reach a subscriber only through `<prefix>.*` or an exact topic, never through `*`.
 //
 // `patternMatches` is the one statement of what a pattern matches; the matcher index
 // (`matcher.ts`) is tested against it and the catalogue filters with it.
@@ -18,6 +18,15 @@ export const MAX_PATTERN_LENGTH = 255;
 
 /** The audit trail's prefix: always known, never reached by `*`. */
 export const AUDIT_PREFIX = 'audit';
+/** The webhook operations' prefix (`webhook.delivery.dead`, `webhook.endpoint.disabled`). */
+export const WEBHOOK_PREFIX = 'webhook';
+
+/**
+ * Families `*` does not reach: a subscriber names them (`<prefix>.*` or an exact topic) to get
+ * them. The audit trail (every write, twice the traffic) and the webhook operations (events
+ * about deliveries, which a catch-all endpoint should not receive about itself by surprise).
+ */
+export const OPT_IN_PREFIXES: ReadonlySet<string> = new Set([AUDIT_PREFIX, WEBHOOK_PREFIX]);
 
 export type ParsedPattern =
   | { kind: 'exact'; topic: string }
@@ -73,6 +82,11 @@ export function isAuditTopic(topic: string): boolean {
   return familyOf(topic) === AUDIT_PREFIX;
 }
 
+/** True for topics of an opt-in family: `*` does not reach them. */
+export function isOptInTopic(topic: string): boolean {
+  return OPT_IN_PREFIXES.has(familyOf(topic));
+}
+
 function invalid(rule: InvalidPattern['rule'], message: string, suggestion?: string): InvalidPattern {
   return suggestion === undefined ? { kind: 'invalid', rule, message } : { kind: 'invalid', rule, message, suggestion };
 }
@@ -121,7 +135,7 @@ export function patternMatches(pattern: ParsedPattern, topic: string): boolean {
     case 'family':
       return topic.indexOf('.') > 0 && familyOf(topic) === pattern.prefix;
     case 'all':
-      return !isAuditTopic(topic);
+      return !isOptInTopic(topic);
   }
 }
 

@@ -1,33 +1,25 @@
-// `onRequest` for every /api/v1 route: language, bearer key, company header, rate limit and
-// the route's permission, before any body is validated (so a caller without the permission
-// learns nothing about the route's rules).
-import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { DiwanError } from '../errors/diwan-error.ts';
-import { pickLanguage, type Lang } from '../i18n/i18n.ts';
+// Who calls: a bearer API key, or a person's session cookie (with its CSRF token on writes),
+// bound to the company the request names in `X-Company-Id`, with a per-principal rate limit and
+// a throttle on failed authentications per address. Used by the pipeline for every route that
+// needs a permission, whatever the path looked like on the wire.
+import type { FastifyRequest } from 'fastify';
+import { DiwanError } from '../kernel/errors/diwan-error.ts';
+import type { Clock } from '../kernel/clock.ts';
 import type { ApiKeys } from '../identity/api-keys.ts';
-import type { PermissionRegistry } from '../identity/permissions.ts';
+import type { Sessions } from '../identity/sessions.ts';
 import type { Principal } from '../identity/principal.ts';
-import type { Clock } from '../clock.ts';
-
-declare module 'fastify' {
-  interface FastifyRequest {
-    lang: Lang;
-    principal: Principal;
-  }
-  interface FastifyContextConfig {
-    /** `resource:action` the route needs; routes without one and without `public` need only a valid key. */
-    permission?: string;
-    public?: boolean;
-  }
-}
+import type { PermissionRegistry } from '../identity/permissions.ts';
+import type { AuthThrottle } from './auth-throttle.ts';
+import { SESSION_COOKIE, cookieOf } from './cookies.ts';
 
 export interface AuthDeps {
   keys: ApiKeys;
-  permissions: PermissionRegistry;
+  sessions?: Sessions;
   clock: Clock;
+  /** Requests per minute per principal; 0 turns the limit off. */
   rateLimitPerMinute: number;
-  /** Called first on every request: lets caches notice writes by other processes. */
-  beforeEach(): void;
+  /** Failed authentications per client address (core/http/auth-throttle.ts). */
+  throttle?: AuthThrottle;
 }
 
 export function bearerOf(request: FastifyRequest): string | undefined {
@@ -37,40 +29,81 @@ export function bearerOf(request: FastifyRequest): string | undefined {
   return m ? m[1] : '';
 }
 
-export function installAuth(app: FastifyInstance, deps: AuthDeps): void {
+const SAFE = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+function throttled(t: AuthThrottle, seconds: number): DiwanError {
+  return new DiwanError('RATE_LIMITED', [{ reason: 'authentication_failures', limit: t.limit, windowSeconds: t.windowSeconds }], { seconds }, { 'retry-after': String(seconds) });
+}
+
+export function makeAuthenticate(deps: AuthDeps): (request: FastifyRequest) => Promise<Principal> {
   const windows = new Map<string, { start: number; count: number }>();
-  app.decorateRequest('lang', 'en');
-  app.decorateRequest('principal', null as unknown as Principal);
-
-  app.addHook('onRequest', async (request, reply) => {
-    request.lang = pickLanguage(request.headers['accept-language']);
-    reply.header('content-language', request.lang);
-    deps.beforeEach();
-    // Decided from the route that matched, never from the raw URL: the router decodes
-    // percent-escapes and accepts absolute-form request lines, so `/%61pi/v1/…` or
-    // `http://host/api/v1/…` reach the same handlers as `/api/v1/…`.
-    const route = request.routeOptions.url;
-    if (route === undefined || !route.startsWith('/api/v1/') || request.routeOptions.config?.public) return;
-
-    const auth = deps.keys.authenticate(bearerOf(request));
-    if (typeof auth === 'string') {
-      throw new DiwanError('UNAUTHENTICATED', [{ reason: auth === 'malformed' ? 'unknown' : auth }], {}, { 'www-authenticate': 'Bearer' });
-    }
+  const companyHeader = (request: FastifyRequest) => {
     const company = request.headers['x-company-id'];
     if (typeof company !== 'string' || company.trim() === '') throw new DiwanError('COMPANY_REQUIRED', [{ header: 'X-Company-Id' }]);
-    if (company !== auth.companyId) throw new DiwanError('FORBIDDEN', [{ reason: 'company', header: 'X-Company-Id' }]);
+    return company;
+  };
+  const fail = (request: FastifyRequest, reason: string, counts = true): never => {
+    if (counts) deps.throttle?.fail(request.ip);
+    throw new DiwanError('UNAUTHENTICATED', [{ reason }], {}, { 'www-authenticate': 'Bearer' });
+  };
+
+  return async (request) => {
+    // An address with too many failures is refused before its credentials are looked at.
+    const wait = deps.throttle?.check(request.ip) ?? 0;
+    if (wait > 0) throw throttled(deps.throttle!, wait);
+
+    let principal: Principal;
+    const bearer = bearerOf(request);
+    const cookie = bearer === undefined && deps.sessions ? cookieOf(request.headers.cookie, SESSION_COOKIE) : undefined;
+    if (cookie !== undefined) {
+      const company = companyHeader(request);
+      const s = await deps.sessions!.authenticate(cookie, company);
+      if (typeof s === 'string') {
+        if (s === 'not_member') throw new DiwanError('FORBIDDEN', [{ reason: 'company', header: 'X-Company-Id' }]);
+        return fail(request, s);
+      }
+      // A cookie rides along on any request the browser makes: writes must also carry the token
+      // only the console's own pages can read.
+      if (!SAFE.has(request.method) && !deps.sessions!.csrfMatches(cookie, request.headers['x-csrf-token'])) {
+        throw new DiwanError('FORBIDDEN', [{ reason: 'csrf', header: 'X-CSRF-Token' }]);
+      }
+      principal = s.principal;
+    } else {
+      const auth = await deps.keys.authenticate(bearer);
+      if (typeof auth === 'string') return fail(request, auth === 'malformed' ? 'unknown' : auth, auth !== 'missing');
+      if (companyHeader(request) !== auth.companyId) throw new DiwanError('FORBIDDEN', [{ reason: 'company', header: 'X-Company-Id' }]);
+      principal = auth;
+    }
 
     if (deps.rateLimitPerMinute > 0) {
       const now = deps.clock.now();
-      let w = windows.get(auth.keyId);
-      if (!w || now - w.start >= 60_000) windows.set(auth.keyId, (w = { start: now, count: 0 }));
+      const key = `${principal.kind}:${principal.id}`;
+      let w = windows.get(key);
+      if (!w || now - w.start >= 60_000) windows.set(key, (w = { start: now, count: 0 }));
       if (++w.count > deps.rateLimitPerMinute) {
         const seconds = Math.max(1, Math.ceil((w.start + 60_000 - now) / 1000));
         throw new DiwanError('RATE_LIMITED', [{ limit: deps.rateLimitPerMinute, windowSeconds: 60 }], { seconds }, { 'retry-after': String(seconds) });
       }
     }
-    request.principal = auth;
-    const permission = request.routeOptions.config?.permission;
-    if (permission) deps.permissions.require(auth, permission);
-  });
+    return principal;
+  };
+}
+
+/**
+ * Whether a principal authenticated earlier still holds a permission with the same credentials
+ * (a long-lived stream asks now and then): the key is not revoked or expired, the session not
+ * ended, the member's role still reaches it. No rate limit or failure throttle is counted.
+ */
+export function makeStillValid(deps: { keys: ApiKeys; sessions?: Sessions; permissions: PermissionRegistry }) {
+  return async (request: FastifyRequest, principal: Principal, permission: string): Promise<boolean> => {
+    let now: Principal | undefined;
+    if (principal.kind === 'key') {
+      const p = await deps.keys.authenticate(bearerOf(request));
+      if (typeof p !== 'string' && p.id === principal.id) now = p;
+    } else if (deps.sessions) {
+      const s = await deps.sessions.authenticate(cookieOf(request.headers.cookie, SESSION_COOKIE) ?? '', principal.companyId);
+      if (typeof s !== 'string' && s.principal.id === principal.id) now = s.principal;
+    }
+    return now !== undefined && now.companyId === principal.companyId && deps.permissions.allows(now, permission);
+  };
 }

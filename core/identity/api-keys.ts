@@ -1,13 +1,15 @@
 // API keys: `dwk_<id>_<secret>`. Only a SHA-256 of the secret is stored: the secret is 160
 // random bits, so a fast hash is enough (a slow KDF is for low-entropy passwords), and the
-// lookup by id plus a constant-time compare of the hashes leaks nothing through timing.
+// lookup by id plus a constant-time compare of the hashes leaks nothing through timing. Nobody
+// grants more than they hold: a key's role and scopes stay within its creator's.
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { and, eq } from 'drizzle-orm';
-import type { Drizzle } from '../db/connection.ts';
-import { apiKeys } from '../db/schema.ts';
-import { randomToken, isoNow } from '../ids.ts';
-import { DiwanError, fieldError } from '../errors/diwan-error.ts';
-import { isRole, type Role } from './roles.ts';
+import type { ApiKeysRepo, ApiKeyRow } from '../storage/repos/api-keys.ts';
+import type { ChangeFeed } from '../storage/changes.ts';
+import type { UnitOfWork, WriteScope } from '../audit/unit-of-work.ts';
+import type { Clock } from '../kernel/clock.ts';
+import { randomToken, isoNow } from '../kernel/ids.ts';
+import { DiwanError, type ErrorDetail } from '../kernel/errors/diwan-error.ts';
+import { ROLES, isRole, roleAtLeast, type Role } from './roles.ts';
 import type { Principal } from './principal.ts';
 
 export interface ApiKeyRecord {
@@ -22,33 +24,45 @@ export interface ApiKeyRecord {
   expiresAt: string | null;
   revokedAt: string | null;
   lastUsedAt: string | null;
+  /** The person who created it; null for the operator's CLI or another key. */
+  createdBy: string | null;
 }
 
 export const apiKeySchema = {
   type: 'object',
-  required: ['id', 'companyId', 'name', 'role', 'scopes', 'hint', 'createdAt', 'expiresAt', 'revokedAt', 'lastUsedAt'],
+  additionalProperties: false,
+  required: ['id', 'companyId', 'name', 'role', 'scopes', 'hint', 'createdAt', 'expiresAt', 'revokedAt', 'lastUsedAt', 'createdBy'],
   properties: {
     id: { type: 'string' },
     companyId: { type: 'string' },
     name: { type: 'string' },
-    role: { type: 'string', enum: ['Viewer', 'Member', 'Manager', 'Admin', 'Owner'] },
+    role: { type: 'string', enum: [...ROLES] },
     scopes: { type: 'array', items: { type: 'string' } },
     hint: { type: 'string', description: 'The key with its secret masked' },
     createdAt: { type: 'string', format: 'date-time' },
     expiresAt: { type: ['string', 'null'], format: 'date-time' },
     revokedAt: { type: ['string', 'null'], format: 'date-time' },
     lastUsedAt: { type: ['string', 'null'], format: 'date-time' },
+    createdBy: { type: ['string', 'null'], description: 'The person who created the key, if a person did' },
   },
 } as const;
+
+export interface NewKeyInput {
+  role: string;
+  scopes: string[];
+  name?: string;
+  expiresAt?: string | null;
+}
+
+/** What the creator holds; absent for the operator, who holds everything. */
+export type Grantor = Pick<Principal, 'role' | 'scopes' | 'kind' | 'id'> | undefined;
 
 const KEY_PATTERN = /^dwk_([0-9a-z]{16})_([0-9a-z]{32})$/;
 const sha256 = (s: string) => createHash('sha256').update(s).digest();
 /** Last-used time is written at most this often per key, not on every request. */
 const LAST_USED_EVERY_MS = 60_000;
 
-type Row = typeof apiKeys.$inferSelect;
-
-const toRecord = (r: Row): ApiKeyRecord => ({
+const toRecord = (r: ApiKeyRow): ApiKeyRecord => ({
   id: r.id,
   companyId: r.companyId,
   name: r.name,
@@ -59,110 +73,130 @@ const toRecord = (r: Row): ApiKeyRecord => ({
   expiresAt: r.expiresAt,
   revokedAt: r.revokedAt,
   lastUsedAt: r.lastUsedAt,
+  createdBy: r.createdBy,
 });
 
 export type AuthFailure = 'missing' | 'malformed' | 'unknown' | 'revoked' | 'expired';
 
 export class ApiKeys {
-  private cache = new Map<string, Row>();
+  private cache = new Map<string, ApiKeyRow>();
   private lastUsedWritten = new Map<string, number>();
 
   constructor(
-    private orm: Drizzle,
-    private now: () => number,
-  ) {}
-
-  /** Forget cached keys (another process may have revoked one). */
-  invalidate(): void {
-    this.cache.clear();
+    private repo: ApiKeysRepo,
+    private changes: ChangeFeed,
+    private uow: UnitOfWork,
+    private clock: Clock,
+  ) {
+    changes.on('keys', () => this.cache.clear());
   }
 
-  create(input: { companyId: string; role: string; scopes: string[]; name?: string; expiresAt?: string | null }): {
-    record: ApiKeyRecord;
-    key: string;
-  } {
-    if (!isRole(input.role)) {
-      throw fieldError('/role', 'enum', 'role must be one of Viewer, Member, Manager, Admin, Owner', {
-        allowed: ['Viewer', 'Member', 'Manager', 'Admin', 'Owner'],
-      });
-    }
-    const scopes = [...new Set(input.scopes.map((s) => s.trim()).filter(Boolean))];
-    if (scopes.length === 0) throw fieldError('/scopes', 'minItems', 'scopes must name at least one resource, or *');
-    const bad = scopes.find((s) => s !== '*' && !/^[a-z][a-z0-9-]*$/.test(s));
-    if (bad) throw fieldError('/scopes', 'pattern', `scope "${bad}" is not a resource name or *`);
+  /** Every problem of the input at once, and what the grantor may not grant. */
+  private check(input: NewKeyInput, grantor: Grantor): { scopes: string[]; expiresAt: string | null } {
+    const details: ErrorDetail[] = [];
+    const bad = (pointer: string, rule: string, message: string, extra: ErrorDetail = {}) => details.push({ in: 'body', pointer, rule, message, ...extra });
+    if (!isRole(input.role)) bad('/role', 'enum', `role must be one of ${ROLES.join(', ')}`, { allowed: [...ROLES] });
+    const scopes = [...new Set((input.scopes ?? []).map((s) => String(s).trim()).filter(Boolean))];
+    if (scopes.length === 0) bad('/scopes', 'minItems', 'scopes must name at least one resource, or *');
+    scopes.forEach((s, i) => {
+      if (s !== '*' && !/^[a-z][a-z0-9-]*$/.test(s)) bad(`/scopes/${i}`, 'pattern', `scope "${s}" is not a resource name or *`);
+    });
     let expiresAt: string | null = null;
     if (input.expiresAt) {
       const t = Date.parse(input.expiresAt);
-      if (!Number.isFinite(t)) throw fieldError('/expiresAt', 'format', 'expiresAt must be a date-time');
-      if (t <= this.now()) throw fieldError('/expiresAt', 'minimum', 'expiresAt must be in the future');
-      expiresAt = isoNow(t);
+      if (!Number.isFinite(t)) bad('/expiresAt', 'format', 'expiresAt must be a date-time');
+      else if (t <= this.clock.now()) bad('/expiresAt', 'minimum', 'expiresAt must be in the future');
+      else expiresAt = isoNow(t);
     }
+    if (details.length) throw new DiwanError('VALIDATION_ERROR', details, { summary: details.map((d) => d.message).join('; ') });
+    if (grantor) {
+      if (!roleAtLeast(grantor.role, input.role as Role)) {
+        throw new DiwanError('FORBIDDEN', [{ reason: 'role_above_own', requested: input.role, keyRole: grantor.role }]);
+      }
+      const beyond = grantor.scopes.includes('*') ? [] : scopes.filter((s) => !grantor.scopes.includes(s));
+      if (beyond.length) throw new DiwanError('FORBIDDEN', [{ reason: 'scope_beyond_own', requested: beyond, keyScopes: grantor.scopes }]);
+    }
+    return { scopes, expiresAt };
+  }
+
+  /** Creates a key, audited; the full key is in the answer once. */
+  async create(scope: WriteScope, input: NewKeyInput, grantor?: Grantor): Promise<{ record: ApiKeyRecord; key: string }> {
+    const { scopes, expiresAt } = this.check(input, grantor);
     const id = randomToken(16);
     const secret = randomToken(32);
-    const row: Row = {
+    const row: ApiKeyRow = {
       id,
-      companyId: input.companyId,
+      companyId: scope.companyId,
       name: input.name?.trim() || `key ${id.slice(0, 6)}`,
       role: input.role,
       scopes,
       secretHash: sha256(secret).toString('hex'),
-      createdAt: isoNow(this.now()),
+      createdAt: isoNow(this.clock.now()),
       expiresAt,
       revokedAt: null,
       lastUsedAt: null,
+      createdBy: grantor?.kind === 'user' ? grantor.id : null,
     };
-    this.orm.insert(apiKeys).values(row).run();
-    return { record: toRecord(row), key: `dwk_${id}_${secret}` };
+    const record = toRecord(row);
+    await this.uow.run(scope, async (w) => {
+      await this.repo.insert(row);
+      await w.audit({ action: 'create', resource: 'api-keys', resourceId: id, after: record });
+      await this.changes.bump('keys');
+    });
+    return { record, key: `dwk_${id}_${secret}` };
   }
 
-  list(companyId: string): ApiKeyRecord[] {
-    return this.orm.select().from(apiKeys).where(eq(apiKeys.companyId, companyId)).orderBy(apiKeys.createdAt).all().map(toRecord);
+  async list(companyId: string): Promise<ApiKeyRecord[]> {
+    return (await this.repo.list(companyId)).map(toRecord);
   }
 
-  get(companyId: string, id: string): ApiKeyRecord | undefined {
-    const row = this.orm.select().from(apiKeys).where(and(eq(apiKeys.companyId, companyId), eq(apiKeys.id, id))).get();
+  async get(companyId: string, id: string): Promise<ApiKeyRecord | undefined> {
+    const row = await this.repo.get(companyId, id);
     return row && toRecord(row);
   }
 
-  revoke(companyId: string, id: string): ApiKeyRecord {
-    const existing = this.get(companyId, id);
-    if (!existing) throw new DiwanError('NOT_FOUND', [{ resource: 'api-keys', id }]);
-    if (!existing.revokedAt) {
-      this.orm
-        .update(apiKeys)
-        .set({ revokedAt: isoNow(this.now()) })
-        .where(and(eq(apiKeys.companyId, companyId), eq(apiKeys.id, id)))
-        .run();
-    }
-    this.cache.delete(id);
-    return this.get(companyId, id)!;
+  /** Revokes a key, audited once (revoking a revoked key changes and records nothing); no one revokes a key above their role. */
+  async revoke(scope: WriteScope, id: string, grantor?: Grantor): Promise<ApiKeyRecord> {
+    return this.uow.run(scope, async (w) => {
+      const before = await this.get(scope.companyId, id);
+      if (!before) throw new DiwanError('NOT_FOUND', [{ resource: 'api-keys', id }]);
+      if (grantor && !roleAtLeast(grantor.role, before.role)) {
+        throw new DiwanError('FORBIDDEN', [{ reason: 'role_above_own', keyRole: grantor.role, targetRole: before.role }]);
+      }
+      if (before.revokedAt) return before;
+      await this.repo.revoke(scope.companyId, id, isoNow(this.clock.now()));
+      const after = (await this.get(scope.companyId, id))!;
+      await w.audit({ action: 'revoke', resource: 'api-keys', resourceId: id, before, after });
+      await this.changes.bump('keys');
+      return after;
+    });
   }
 
   /** Checks a bearer value; never says more than the failure class. */
-  authenticate(bearer: string | undefined): Principal | AuthFailure {
+  async authenticate(bearer: string | undefined): Promise<Principal | AuthFailure> {
     if (!bearer) return 'missing';
     const m = KEY_PATTERN.exec(bearer);
     if (!m) return 'malformed';
     const [, id, secret] = m;
     let row = this.cache.get(id);
     if (!row) {
-      row = this.orm.select().from(apiKeys).where(eq(apiKeys.id, id)).get();
+      row = await this.repo.byId(id);
       if (!row) return 'unknown';
       this.cache.set(id, row);
     }
-    const stored = Buffer.from(row.secretHash, 'hex');
-    if (!timingSafeEqual(stored, sha256(secret))) return 'unknown';
-    const now = this.now();
+    if (!timingSafeEqual(Buffer.from(row.secretHash, 'hex'), sha256(secret))) return 'unknown';
+    const now = this.clock.now();
     if (row.revokedAt) return 'revoked';
     if (row.expiresAt && Date.parse(row.expiresAt) <= now) return 'expired';
     this.touch(id, now);
-    return { keyId: id, companyId: row.companyId, role: row.role as Role, scopes: row.scopes };
+    return { kind: 'key', id, companyId: row.companyId, role: row.role as Role, scopes: row.scopes };
   }
 
   private touch(id: string, now: number): void {
     const last = this.lastUsedWritten.get(id) ?? 0;
     if (now - last < LAST_USED_EVERY_MS) return;
     this.lastUsedWritten.set(id, now);
-    this.orm.update(apiKeys).set({ lastUsedAt: isoNow(now) }).where(eq(apiKeys.id, id)).run();
+    // Not awaited: a last-used time is worth no request's latency; a failure only leaves it older.
+    void this.repo.touch(id, isoNow(now)).catch(() => {});
   }
 }

@@ -1,6 +1,6 @@
 // The permission registry: every `resource:action` the host knows, the lowest role that
 // holds it, and who declared it. Core permissions are fixed; apps add theirs on load.
-import { DiwanError } from '../errors/diwan-error.ts';
+import { DiwanError } from '../kernel/errors/diwan-error.ts';
 import { roleAtLeast, ROLES, type Role } from './roles.ts';
 import type { Principal } from './principal.ts';
 
@@ -23,6 +23,8 @@ export const CORE_PERMISSIONS: PermissionEntry[] = [
   core('apps:read', 'Viewer', 'List installed apps and the menu', 'عرض التطبيقات المثبتة والقائمة'),
   core('apps:manage', 'Owner', 'Install, upgrade, enable, disable and remove apps', 'تثبيت التطبيقات وترقيتها وتفعيلها وتعطيلها وإزالتها'),
   core('audit:read', 'Admin', 'Read the audit log', 'قراءة سجل التدقيق'),
+  core('members:read', 'Admin', 'List members and invitations', 'عرض الأعضاء والدعوات'),
+  core('members:manage', 'Admin', 'Invite people, change and remove members', 'دعوة الأشخاص وتعديل الأعضاء وإزالتهم'),
   core('api-keys:read', 'Admin', 'List API keys', 'عرض مفاتيح الواجهة البرمجية'),
   core('api-keys:manage', 'Admin', 'Create and revoke API keys', 'إنشاء مفاتيح الواجهة البرمجية وإلغاؤها'),
   core('events:read', 'Viewer', 'Read the event catalogue', 'عرض دليل الأحداث'),

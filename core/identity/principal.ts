@@ -1,18 +1,15 @@
+import type { Actor } from '../kernel/actor.ts';
 import type { Role } from './roles.ts';
 
-/** Who is calling: an API key, the operator's CLI, or the host itself. */
-export interface Actor {
-  type: 'key' | 'cli' | 'system';
-  id: string;
-}
-
-/** An authenticated API key, bound to its company. */
+/** Who a request acts as: an API key, or a signed-in person in one of their companies. Both meet the same permission check. */
 export interface Principal {
-  keyId: string;
+  kind: 'key' | 'user';
+  /** The key's id or the person's id. */
+  id: string;
   companyId: string;
   role: Role;
-  /** Resources the key may touch; `*` for all. */
+  /** Resources it may touch; `*` for all (a person holds every resource their role reaches). */
   scopes: string[];
 }
 
-export const actorOf = (p: Principal): Actor => ({ type: 'key', id: p.keyId });
+export const actorOf = (p: Principal): Actor => ({ type: p.kind, id: p.id });

@@ -8,8 +8,10 @@ import {
   type Json,
   type OpenApiDocument,
   type OperationObject,
+  type ResponseObject,
 } from './build-document.ts';
-import type { DocumentInput, ErrorCodeDoc, RouteDoc } from './route-doc.ts';
+import type { DocumentInput, ErrorCodeDoc, RouteDoc } from '../kernel/route-doc.ts';
+import { inlineResponses } from '../../test/openapi-refs.ts';
 
 // ---------------------------------------------------------------------------------------
 // A realistic slice of the host: invoicing routes, a core route, two public routes.
@@ -288,17 +290,18 @@ async function validate(doc: unknown) {
   return new Validator().validate(structuredClone(doc) as Record<string, unknown>);
 }
 
-function op(doc: OpenApiDocument, path: string, method: 'get' | 'post' | 'put' | 'patch' | 'delete'): OperationObject {
+/** The operation with its shared error responses written out. */
+function op(doc: OpenApiDocument, path: string, method: 'get' | 'post' | 'put' | 'patch' | 'delete'): OperationObject & { responses: Record<string, ResponseObject> } {
   const o = doc.paths[path]?.[method];
   if (!o) throw new Error(`no ${method} ${path}`);
-  return o;
+  return inlineResponses(doc, o) as OperationObject & { responses: Record<string, ResponseObject> };
 }
 
 function param(o: OperationObject, location: string, name: string) {
   return o.parameters?.find((p) => p.in === location && p.name === name);
 }
 
-function errorCodesAt(o: OperationObject, status: string): unknown {
+function errorCodesAt(o: OperationObject & { responses: Record<string, ResponseObject> }, status: string): unknown {
   const schema = o.responses[status]?.content?.['application/json']?.schema as { allOf: Json[] };
   expect(schema.allOf[0]).toEqual({ $ref: ERROR_ENVELOPE_REF });
   return (schema.allOf[1] as { properties: { error: { properties: { code: { enum: string[] } } } } }).properties.error
@@ -528,8 +531,16 @@ describe('buildOpenApiDocument', () => {
     expect(errorCodesAt(create, '400')).toEqual(['BAD_REQUEST', 'COMPANY_REQUIRED', 'VALIDATION_ERROR']);
     expect(errorCodesAt(create, '409')).toEqual(['CONFLICT', 'IDEMPOTENCY_KEY_REUSED']);
     expect(errorCodesAt(op(doc, '/api/v1/customers/{id}', 'get'), '404')).toEqual(['APP_NOT_ENABLED', 'NOT_FOUND']);
-    expect(errorCodesAt(op(doc, '/api/v1/audit/{seq}', 'get'), '400')).toEqual(['COMPANY_REQUIRED']);
+    // A path parameter sent without percent-encoding ('%', '%ZZ') cannot be read.
+    expect(errorCodesAt(op(doc, '/api/v1/audit/{seq}', 'get'), '400')).toEqual(['BAD_REQUEST', 'COMPANY_REQUIRED']);
     expect(op(doc, '/api/v1/customers/{id}', 'delete').responses).toHaveProperty('404');
+    // A method that carries a body is read before the route runs, whether the route takes one or not.
+    const remove = op(doc, '/api/v1/customers/{id}', 'delete');
+    expect(remove).not.toHaveProperty('requestBody');
+    expect(errorCodesAt(remove, '413')).toEqual(['PAYLOAD_TOO_LARGE']);
+    expect(errorCodesAt(remove, '415')).toEqual(['UNSUPPORTED_MEDIA_TYPE']);
+    expect(errorCodesAt(remove, '400')).toContain('BAD_REQUEST');
+    expect(op(doc, '/api/v1/customers/{id}', 'get').responses).not.toHaveProperty('415');
     expect(errorCodesAt(op(doc, '/api/v1/invoices', 'post'), '404')).toEqual(['APP_NOT_ENABLED', 'NOT_FOUND']);
 
     // A public route with no input answers only INTERNAL; one with a querystring may also fail validation.
@@ -563,6 +574,36 @@ describe('buildOpenApiDocument', () => {
         },
       },
     });
+  });
+
+  it('writes each error answer once: operations refer to a shared response per set of codes', () => {
+    const raw = doc.paths['/api/v1/customers']!.get!.responses;
+    expect(raw['401']).toEqual({ $ref: '#/components/responses/Error.UNAUTHENTICATED' });
+    expect(raw['400']).toEqual({ $ref: '#/components/responses/Error.COMPANY_REQUIRED.VALIDATION_ERROR' });
+    // Every route with a key shares the one 401 answer, and each code's example is written once.
+    expect(doc.paths['/api/v1/customers/{id}']!.get!.responses['401']).toEqual(raw['401']);
+    expect(doc.components.responses!['Error.UNAUTHENTICATED']).toMatchObject({
+      content: { 'application/json': { examples: { UNAUTHENTICATED: { $ref: '#/components/examples/UNAUTHENTICATED' } } } },
+    });
+    expect(doc.components.examples!.UNAUTHENTICATED).toMatchObject({ value: { error: { code: 'UNAUTHENTICATED' } } });
+  });
+
+  it('moves titled object schemas into components named by tag and title, once per distinct schema', () => {
+    const titled = { title: 'Sales order', type: 'object', properties: { id: { type: 'string' } } };
+    const other = { title: 'Sales order', type: 'object', properties: { n: { type: 'number' } } };
+    const route = (operationId: string, url: string, schema: Json): RouteDoc => ({
+      method: 'GET', url, operationId, summary: 's', tag: 'sales', schema: { response: { 200: { type: 'object', properties: { data: schema } } } },
+    });
+    const built = buildOpenApiDocument({
+      ...input,
+      routes: [route('sales.a', '/a', titled), route('sales.b', '/b', { type: 'array', items: titled }), route('sales.c', '/c', other)],
+    });
+    const dataOf = (path: string) => (built.paths[path]!.get!.responses['200'] as ResponseObject).content!['application/json'].schema as Record<string, any>;
+    expect(dataOf('/a').properties.data).toEqual({ $ref: '#/components/schemas/sales.SalesOrder' });
+    expect(dataOf('/b').properties.data.items).toEqual({ $ref: '#/components/schemas/sales.SalesOrder' });
+    expect(dataOf('/c').properties.data).toEqual({ $ref: '#/components/schemas/sales.SalesOrder.2' });
+    expect(built.components.schemas['sales.SalesOrder']).toEqual(titled);
+    expect(built.components.schemas['sales.SalesOrder.2']).toEqual(other);
   });
 
   it('publishes the error table as x-error-codes', () => {

@@ -7,13 +7,15 @@
 //   querystring / params / headers schemas are exploded into Parameter Objects.
 // - Security: `bearerAuth` + `companyHeader`, required together on every route with a
 //   permission; public routes carry `security: []`. `x-permission` names the permission.
-// - Errors: every route documents the errors it may answer, grouped by HTTP status, as the
-//   shared `ErrorEnvelope` narrowed to the codes possible at that status (implicit ones:
-//   see `implicitErrorCodes`). The whole error table is `x-error-codes` at the top level.
+// - Errors: every route documents the errors it may answer, grouped by HTTP status, as a
+//   reference to a shared response (`components.responses`): the `ErrorEnvelope` narrowed
+//   to the codes possible at that status (implicit ones: see `implicitErrorCodes`: what its
+//   security, method, parameters and body imply). The whole error table is `x-error-codes`.
 // - Schemas are normalised from Fastify / ajv / draft-07 habits to the OAS 3.1 dialect
 //   (JSON Schema 2020-12): see `normaliseSchema`.
 
-import type { DocumentInput, ErrorCodeDoc, HttpMethod, JsonSchema, RouteDoc } from './route-doc.ts';
+import type { DocumentInput, ErrorCodeDoc, HttpMethod, JsonSchema, RouteDoc } from '../kernel/route-doc.ts';
+import { planWebhooks, webhookParameters, webhookPathItem, webhookResponses } from './webhooks.ts';
 
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 export type JsonObject = { [key: string]: Json };
@@ -59,6 +61,11 @@ export interface ResponseObject {
   content?: Record<string, MediaTypeObject>;
 }
 
+/** An error answer: a reference to the shared response for that set of codes. */
+export interface ResponseRef {
+  $ref: string;
+}
+
 export interface OperationObject {
   operationId: string;
   summary: string;
@@ -66,7 +73,7 @@ export interface OperationObject {
   tags: string[];
   parameters?: ParameterObject[];
   requestBody?: { required: boolean; content: Record<string, MediaTypeObject> };
-  responses: Record<string, ResponseObject>;
+  responses: Record<string, ResponseObject | ResponseRef>;
   security: Record<string, string[]>[];
   'x-permission'?: string;
 }
@@ -78,8 +85,13 @@ export interface OpenApiDocument {
   servers: { url: string }[];
   tags: { name: string; description?: string }[];
   paths: Record<string, Partial<Record<Lowercase<HttpMethod>, OperationObject>>>;
+  /** Event topics the host delivers to webhook endpoints (OAS 3.1), see webhooks.ts. */
+  webhooks?: Record<string, JsonObject>;
   components: {
     schemas: Record<string, Json>;
+    parameters?: Record<string, JsonObject>;
+    responses?: Record<string, JsonObject>;
+    examples?: Record<string, JsonObject>;
     securitySchemes: Record<string, JsonObject>;
   };
   'x-error-codes': ErrorCodeDoc[];
@@ -102,6 +114,9 @@ const SECURITY_SCHEMES = {
 /** OAS 3.1 §4.8.12.1: header parameters with these names are ignored; security covers Authorization. */
 const IGNORED_HEADER_PARAMETERS = new Set(['accept', 'content-type', 'authorization']);
 
+/** Methods whose requests may carry a body (Fastify parses it for these, route schema or not). */
+const BODY_METHODS = new Set<HttpMethod>(['POST', 'PUT', 'PATCH', 'DELETE']);
+
 /** Path Item field order of the specification. */
 const METHOD_ORDER: Lowercase<HttpMethod>[] = ['get', 'put', 'post', 'delete', 'patch'];
 
@@ -110,6 +125,7 @@ const STATUS_TEXT: Record<string, string> = {
   '201': 'Created',
   '202': 'Accepted',
   '204': 'No Content',
+  '304': 'Not Modified',
 };
 
 // ---------------------------------------------------------------------------------------
@@ -140,6 +156,8 @@ interface Registry {
   componentDefs: Map<string, string>;
   /** Output `components.schemas`. */
   schemas: Map<string, Json>;
+  /** Titled schemas already shared: their JSON text → component name. */
+  titled: Map<string, string>;
 }
 
 function isObject(v: unknown): v is Record<string, unknown> {
@@ -337,8 +355,35 @@ function normaliseInline(schema: JsonSchema, where: string, hoistPrefix: string,
   return normaliseSchema(schema, ctx, reg, true);
 }
 
+/** Keywords whose values are data, not schemas: never searched for titled schemas. */
+const DATA_KEYWORDS = new Set(['examples', 'default', 'const', 'enum']);
+
+/**
+ * Moves every titled object schema inside an operation's schema into `components.schemas`
+ * (`<tag>.<Title in PascalCase>`, e.g. `invoicing.Invoice`) and refers to it: a document type's
+ * schema then appears once, not in each of its list, get, create and update answers.
+ * Two different schemas with the same name get `.2`, `.3`, … in the order met.
+ */
+function shareTitled(schema: Json, tag: string, reg: Registry): Json {
+  if (Array.isArray(schema)) return schema.map((s) => shareTitled(s, tag, reg));
+  if (!isObject(schema)) return schema;
+  const out: JsonObject = {};
+  for (const [k, v] of Object.entries(schema)) out[k] = DATA_KEYWORDS.has(k) ? v : shareTitled(v, tag, reg);
+  if (typeof out.title !== 'string' || out.type !== 'object') return out;
+  const text = JSON.stringify(out);
+  let name = reg.titled.get(text);
+  if (name === undefined) {
+    const base = componentName(`${tag}.${out.title.replace(/(?:^|[^A-Za-z0-9]+)([A-Za-z0-9])/g, (_m, c: string) => c.toUpperCase())}`);
+    name = base;
+    for (let n = 2; reg.schemas.has(name) || reg.ids.has(name); n++) name = `${base}.${n}`;
+    reg.titled.set(text, name);
+    reg.schemas.set(name, out);
+  }
+  return { $ref: `#/components/schemas/${name}` };
+}
+
 function buildRegistry(input: DocumentInput): Registry {
-  const reg: Registry = { ids: new Map(), componentDefs: new Map(), schemas: new Map() };
+  const reg: Registry = { ids: new Map(), componentDefs: new Map(), schemas: new Map(), titled: new Map() };
   const components = input.components ?? {};
   if (ERROR_ENVELOPE in components) {
     throw new Error(`OpenAPI: component name '${ERROR_ENVELOPE}' is reserved for the error envelope`);
@@ -539,11 +584,16 @@ export function implicitErrorCodes(route: RouteDoc): string[] {
     if (route.tag !== 'core') codes.add(c.appNotEnabled);
   }
   const s = route.schema;
-  if (s.body) codes.add(c.badRequest).add(c.mediaType).add(c.tooLarge);
+  // A body sent with these methods is read before any handler runs, whether the route takes one
+  // or not: it can be unreadable, too large or not JSON.
+  if (s.body || BODY_METHODS.has(route.method)) codes.add(c.badRequest).add(c.mediaType).add(c.tooLarge);
   if (s.params || s.querystring || s.headers || s.body || route.headers?.some((h) => h.required)) {
     codes.add(c.validation);
   }
-  if (toOpenApiPath(route.url).params.length > 0) codes.add(c.notFound);
+  if (toOpenApiPath(route.url).params.length > 0) {
+    // No record by that id; or a value sent without percent-encoding ('%', '%ZZ') that cannot be read.
+    codes.add(c.notFound).add(c.badRequest);
+  }
   codes.add(c.internal);
   return [...codes];
 }
@@ -567,38 +617,49 @@ function errorEnvelopeSchema(codes: string[]): Json {
   };
 }
 
-function errorResponses(route: RouteDoc, table: Map<string, ErrorCodeDoc>): Record<string, ResponseObject> {
-  const byStatus = new Map<number, Set<string>>();
-  for (const code of [...implicitErrorCodes(route), ...(route.errors ?? [])]) {
-    const doc = table.get(code);
-    if (!doc) throw new Error(`OpenAPI: route ${route.operationId}: error code '${code}' is not in the error table`);
-    if (!byStatus.has(doc.status)) byStatus.set(doc.status, new Set());
-    byStatus.get(doc.status)!.add(code);
-  }
-  const out: Record<string, ResponseObject> = {};
-  for (const [status, set] of byStatus) {
-    const codes = [...set].sort();
-    const docs = codes.map((code) => table.get(code)!);
-    const examples: MediaTypeObject['examples'] = {};
-    for (const d of docs) {
-      examples[d.code] = { summary: d.description, value: { error: { code: d.code, message: d.description, details: [] } } };
+/**
+ * The shared error answers: one response per set of codes a status may carry (named by its
+ * codes, `Error.COMPANY_REQUIRED.VALIDATION_ERROR`) and one example per code. Operations only
+ * reference them, which keeps a document of a thousand routes a few megabytes smaller.
+ */
+class ErrorResponses {
+  readonly responses = new Map<string, ResponseObject>();
+  readonly examples = new Map<string, JsonObject>();
+  constructor(private readonly table: Map<string, ErrorCodeDoc>) {}
+
+  forRoute(route: RouteDoc): Record<string, ResponseRef> {
+    const byStatus = new Map<number, Set<string>>();
+    for (const code of [...implicitErrorCodes(route), ...(route.errors ?? [])]) {
+      const doc = this.table.get(code);
+      if (!doc) throw new Error(`OpenAPI: route ${route.operationId}: error code '${code}' is not in the error table`);
+      if (!byStatus.has(doc.status)) byStatus.set(doc.status, new Set());
+      byStatus.get(doc.status)!.add(code);
     }
-    out[String(status)] = {
+    const out: Record<string, ResponseRef> = {};
+    for (const [status, set] of byStatus) out[String(status)] = { $ref: `#/components/responses/${this.response([...set].sort())}` };
+    return out;
+  }
+
+  private response(codes: string[]): string {
+    const name = `Error.${codes.join('.')}`;
+    if (this.responses.has(name)) return name;
+    const docs = codes.map((code) => this.table.get(code)!);
+    const examples: Record<string, Json> = {};
+    for (const d of docs) {
+      if (!this.examples.has(d.code)) this.examples.set(d.code, { summary: d.description, value: { error: { code: d.code, message: d.description, details: [] } } });
+      examples[d.code] = { $ref: `#/components/examples/${d.code}` };
+    }
+    this.responses.set(name, {
       description: docs.map((d) => `${d.code}: ${d.description}${/[.!?]$/.test(d.description) ? '' : '.'}`).join(' '),
       content: {
         'application/json': {
-          schema: {
-            allOf: [
-              { $ref: ERROR_ENVELOPE_REF },
-              { properties: { error: { properties: { code: { enum: codes } } } } },
-            ],
-          },
-          examples,
+          schema: { allOf: [{ $ref: ERROR_ENVELOPE_REF }, { properties: { error: { properties: { code: { enum: codes } } } } }] },
+          examples: examples as MediaTypeObject['examples'],
         },
       },
-    };
+    });
+    return name;
   }
-  return out;
 }
 
 // ---------------------------------------------------------------------------------------
@@ -624,7 +685,7 @@ function buildOperation(
   template: PathTemplate,
   input: DocumentInput,
   reg: Registry,
-  table: Map<string, ErrorCodeDoc>,
+  errors: ErrorResponses,
 ): OperationObject {
   const op: OperationObject = {
     operationId: route.operationId,
@@ -640,24 +701,24 @@ function buildOperation(
 
   if (route.schema.body !== undefined) {
     const schema = normaliseInline(route.schema.body, `route ${route.operationId} body`, `${route.operationId}.body`, reg);
-    op.requestBody = { required: true, content: { 'application/json': { schema } } };
+    op.requestBody = { required: true, content: { 'application/json': { schema: shareTitled(schema, route.tag, reg) } } };
   }
 
-  const responses: Record<string, ResponseObject> = {};
+  const responses: Record<string, ResponseObject | ResponseRef> = {};
   for (const [rawStatus, schema] of Object.entries(route.schema.response)) {
     const status = responseKey(rawStatus);
     const description =
       isObject(schema) && typeof schema.description === 'string' ? schema.description : (STATUS_TEXT[status] ?? 'Success');
     const response: ResponseObject = { description };
-    if (status !== '204') {
+    if (status !== '204' && status !== '304') {
       const where = `route ${route.operationId} response ${status}`;
       response.content = {
-        'application/json': { schema: normaliseInline(schema, where, `${route.operationId}.response${status}`, reg) },
+        [route.produces ?? 'application/json']: { schema: shareTitled(normaliseInline(schema, where, `${route.operationId}.response${status}`, reg), route.tag, reg) },
       };
     }
     responses[status] = response;
   }
-  for (const [status, response] of Object.entries(errorResponses(route, table))) {
+  for (const [status, response] of Object.entries(errors.forRoute(route))) {
     if (status in responses) {
       throw new Error(`OpenAPI: route ${route.operationId}: status ${status} is both a success and an error`);
     }
@@ -672,6 +733,10 @@ function buildOperation(
   return op;
 }
 
+function sortedObject<T>(map: Map<string, T>): Record<string, T> {
+  return Object.fromEntries([...map].sort(([a], [b]) => compareText(a, b)));
+}
+
 /** Builds the OpenAPI 3.1.0 document of the host's routes. Throws on inconsistent input. */
 export function buildOpenApiDocument(input: DocumentInput): OpenApiDocument {
   const table = new Map<string, ErrorCodeDoc>();
@@ -683,8 +748,11 @@ export function buildOpenApiDocument(input: DocumentInput): OpenApiDocument {
     table.set(e.code, { code: e.code, status: e.status, description: e.description });
   }
 
-  const reg = buildRegistry(input);
+  // Webhook payloads become components, normalised like every other shared schema.
+  const hooks = input.webhooks?.length ? planWebhooks(input.webhooks, new Set([...Object.keys(input.components ?? {}), ERROR_ENVELOPE])) : undefined;
+  const reg = buildRegistry(hooks ? { ...input, components: { ...input.components, ...hooks.schemas } } : input);
 
+  const errors = new ErrorResponses(table);
   const operationIds = new Set<string>();
   const paths = new Map<string, Map<string, OperationObject>>();
   for (const route of input.routes) {
@@ -696,7 +764,7 @@ export function buildOpenApiDocument(input: DocumentInput): OpenApiDocument {
     if (!paths.has(template.path)) paths.set(template.path, new Map());
     const item = paths.get(template.path)!;
     if (item.has(method)) throw new Error(`OpenAPI: ${route.method} ${template.path} is declared twice`);
-    item.set(method, buildOperation(route, template, input, reg, table));
+    item.set(method, buildOperation(route, template, input, reg, errors));
   }
 
   const sortedCodes = [...table.keys()].sort(compareText);
@@ -707,7 +775,7 @@ export function buildOpenApiDocument(input: DocumentInput): OpenApiDocument {
     if (tags.some((x) => x.name === t.name)) continue;
     tags.push(t.description !== undefined ? { name: t.name, description: t.description } : { name: t.name });
   }
-  const undeclared = [...new Set(input.routes.map((r) => r.tag))].filter((n) => !tags.some((t) => t.name === n));
+  const undeclared = [...new Set([...input.routes.map((r) => r.tag), ...(input.webhooks ?? []).map((w) => w.tag)])].filter((n) => !tags.some((t) => t.name === n));
   for (const name of undeclared.sort(compareText)) tags.push({ name });
 
   const info: OpenApiDocument['info'] = { title: input.title, version: input.version };
@@ -720,9 +788,23 @@ export function buildOpenApiDocument(input: DocumentInput): OpenApiDocument {
     servers: [{ url: input.serverUrl ?? '/' }],
     tags,
     paths: {},
-    components: { schemas: {}, securitySchemes: SECURITY_SCHEMES },
+    ...(hooks ? { webhooks: {} } : {}),
+    components: {
+      schemas: {},
+      ...(hooks ? { parameters: webhookParameters() as Record<string, JsonObject> } : {}),
+      responses: sortedObject(new Map<string, JsonObject>([...errors.responses, ...Object.entries(hooks ? webhookResponses() : {})] as [string, JsonObject][])),
+      examples: sortedObject(errors.examples),
+      securitySchemes: SECURITY_SCHEMES,
+    },
     'x-error-codes': sortedCodes.map((code) => table.get(code)!),
   };
+  if (hooks) {
+    for (const w of [...input.webhooks!].sort((x, y) => compareText(x.topic, y.topic))) {
+      if (w.topic in doc.webhooks!) throw new Error(`OpenAPI: webhook '${w.topic}' is declared twice`);
+      if (operationIds.has(`webhook.${w.topic}`)) throw new Error(`OpenAPI: operationId 'webhook.${w.topic}' is used twice`);
+      doc.webhooks![w.topic] = webhookPathItem(w, hooks.payloadOf.get(w.topic)!) as JsonObject;
+    }
+  }
   for (const path of [...paths.keys()].sort(compareText)) {
     const item: OpenApiDocument['paths'][string] = {};
     const ops = paths.get(path)!;

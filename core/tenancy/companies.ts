@@ -1,9 +1,9 @@
-// Companies (tenants). Every other row in the database carries a company id.
-import { eq, sql } from 'drizzle-orm';
-import type { Drizzle } from '../db/connection.ts';
-import { companies } from '../db/schema.ts';
-import { newId, isoNow } from '../ids.ts';
-import { fieldError } from '../errors/diwan-error.ts';
+// Companies (tenants). Every other row carries a company id.
+import type { CompaniesRepo } from '../storage/repos/companies.ts';
+import type { ChangeFeed } from '../storage/changes.ts';
+import type { Clock } from '../kernel/clock.ts';
+import { newId, isoNow } from '../kernel/ids.ts';
+import { DiwanError, type ErrorDetail } from '../kernel/errors/diwan-error.ts';
 
 export interface Company {
   id: string;
@@ -14,6 +14,7 @@ export interface Company {
 
 export const companySchema = {
   type: 'object',
+  additionalProperties: false,
   required: ['id', 'name', 'currency', 'createdAt'],
   properties: {
     id: { type: 'string', pattern: '^co_[0-9a-z]+$' },
@@ -23,55 +24,72 @@ export const companySchema = {
   },
 } as const;
 
+const digitsCache = new Map<string, number | undefined>();
+
 /** Minor-unit digits of an ISO 4217 currency, or undefined if Intl does not know it. */
 export function currencyDigits(code: string): number | undefined {
-  if (!/^[A-Z]{3}$/.test(code)) return undefined;
-  try {
-    return new Intl.NumberFormat('en', { style: 'currency', currency: code }).resolvedOptions().maximumFractionDigits;
-  } catch {
-    return undefined;
+  if (digitsCache.has(code)) return digitsCache.get(code);
+  let digits: number | undefined;
+  if (/^[A-Z]{3}$/.test(code)) {
+    try {
+      digits = new Intl.NumberFormat('en', { style: 'currency', currency: code }).resolvedOptions().maximumFractionDigits;
+    } catch {
+      digits = undefined;
+    }
   }
+  digitsCache.set(code, digits);
+  return digits;
 }
 
 export class Companies {
-  // Read on every request: a prepared statement and a cache, not a query built each time.
+  // Read on every request: cached, and dropped when any process writes companies.
   private cache = new Map<string, Company>();
-  private byId;
 
   constructor(
-    private orm: Drizzle,
-    private now: () => number,
+    private repo: CompaniesRepo,
+    private changes: ChangeFeed,
+    private clock: Clock,
   ) {
-    this.byId = orm.select().from(companies).where(eq(companies.id, sql.placeholder('id'))).prepare();
+    changes.on('companies', () => this.cache.clear());
   }
 
-  /** Forget cached companies (another process may have written). */
-  invalidate(): void {
-    this.cache.clear();
+  /** Checks the input, listing every problem. */
+  static check(input: { name?: unknown; currency?: unknown }): { name: string; currency: string } {
+    const details: ErrorDetail[] = [];
+    const name = typeof input.name === 'string' ? input.name.trim() : '';
+    if (!name || name.length > 200) details.push({ in: 'body', pointer: '/name', rule: 'length', message: 'name must have 1 to 200 characters' });
+    const currency = (typeof input.currency === 'string' ? input.currency : 'USD').toUpperCase();
+    if (currencyDigits(currency) === undefined) details.push({ in: 'body', pointer: '/currency', rule: 'format', message: 'currency must be an ISO 4217 code', value: input.currency });
+    if (details.length) throw new DiwanError('VALIDATION_ERROR', details, { summary: details.map((d) => d.message).join('; ') });
+    return { name, currency };
   }
 
-  create(input: { name: string; currency?: string }): Company {
-    const name = input.name?.trim();
-    if (!name || name.length > 200) throw fieldError('/name', 'minLength', 'name must have 1 to 200 characters');
-    const currency = (input.currency ?? 'USD').toUpperCase();
-    if (currencyDigits(currency) === undefined) {
-      throw fieldError('/currency', 'format', 'currency must be an ISO 4217 code', { value: input.currency });
-    }
-    const row = { id: newId('co'), name, currency, createdAt: isoNow(this.now()) };
-    this.orm.insert(companies).values(row).run();
+  /** Inserts the company; call inside the unit of work that audits it. */
+  async create(input: { name: string; currency?: string }): Promise<Company> {
+    const { name, currency } = Companies.check(input);
+    const row = { id: newId('co'), name, currency, createdAt: isoNow(this.clock.now()) };
+    await this.repo.insert(row);
+    await this.changes.bump('companies');
     return row;
   }
 
-  get(id: string): Company | undefined {
+  async get(id: string): Promise<Company | undefined> {
     let c = this.cache.get(id);
     if (!c) {
-      c = this.byId.get({ id });
+      c = await this.repo.get(id);
       if (c) this.cache.set(id, c);
     }
     return c;
   }
 
-  list(): Company[] {
-    return this.orm.select().from(companies).orderBy(companies.createdAt).all();
+  /** The company, or NOT_FOUND. */
+  async require(id: string): Promise<Company> {
+    const c = await this.get(id);
+    if (!c) throw new DiwanError('NOT_FOUND', [{ resource: 'companies', id }]);
+    return c;
+  }
+
+  list(): Promise<Company[]> {
+    return this.repo.list();
   }
 }

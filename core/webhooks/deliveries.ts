@@ -1,20 +1,17 @@
-// The delivery log: one row per event × matching endpoint (its id stays the same across
-// retries) and one attempt row per POST. States: `pending` (first attempt or pending retry,
-// due at next_attempt_at), `in_flight` (sent, result not stored yet), `delivered`, `dead`.
-import { indexHint } from '../db/dialect.ts';
-import type { Sqlite } from '../db/connection.ts';
-import type { AuditLog } from '../audit/audit-log.ts';
-import type { Actor } from '../identity/principal.ts';
-import type { Clock } from '../clock.ts';
-import { DiwanError } from '../errors/diwan-error.ts';
-import { newId, isoNow } from '../ids.ts';
+// The delivery log as the API shows it, and the steps that change it: taking due deliveries,
+// recording attempts, retrying one, recovering what failed since a time.
+import type { Db } from '../storage/db.ts';
+import {
+  DELIVERY_STATES, type AttemptRow, type DeliveryFilter, type DeliveryRow, type DueRow, type WebhookDeliveriesRepo,
+} from '../storage/repos/webhook-deliveries.ts';
+import type { UnitOfWork, WriteScope } from '../audit/unit-of-work.ts';
+import type { Clock } from '../kernel/clock.ts';
+import { DiwanError } from '../kernel/errors/diwan-error.ts';
+import { newId, isoNow } from '../kernel/ids.ts';
 import type { SendResult } from './send.ts';
 import type { DeliveryState } from './ladder.ts';
 
-export const DELIVERY_STATES = ['pending', 'in_flight', 'delivered', 'dead'] as const;
-/** Filters of the delivery log: the states, plus `retrying` (pending after a failed attempt) and `failed` (retrying or dead). */
-export const DELIVERY_FILTERS = [...DELIVERY_STATES, 'retrying', 'failed'] as const;
-export type DeliveryFilter = (typeof DELIVERY_FILTERS)[number];
+export { DELIVERY_FILTERS, type DeliveryFilter, type DueRow } from '../storage/repos/webhook-deliveries.ts';
 
 export interface Delivery {
   id: string;
@@ -46,6 +43,7 @@ const nullable = (type: string) => ({ type: [type, 'null'] });
 
 export const deliverySchema = {
   type: 'object',
+  additionalProperties: false,
   required: ['id', 'endpointId', 'eventId', 'topic', 'state', 'attemptCount', 'nextAttemptAt', 'lastStatus', 'lastFailure', 'createdAt', 'updatedAt', 'deliveredAt'],
   properties: {
     id: { type: 'string' },
@@ -65,7 +63,8 @@ export const deliverySchema = {
 
 export const attemptSchema = {
   type: 'object',
-  required: ['attempt', 'at', 'durationMs', 'status', 'failure', 'responseExcerpt', 'responseBytes'],
+  additionalProperties: false,
+  required: ['attempt', 'at', 'durationMs', 'status', 'failure', 'detail', 'responseExcerpt', 'responseBytes'],
   properties: {
     attempt: { type: 'integer' },
     at: { type: 'string' },
@@ -84,37 +83,8 @@ export const deliveryWithAttemptsSchema = {
   properties: { ...deliverySchema.properties, attempts: { type: 'array', items: attemptSchema } },
 } as const;
 
-interface DeliveryRow {
-  id: string;
-  endpoint_id: string;
-  event_id: string;
-  topic: string;
-  state: Delivery['state'];
-  attempts: number;
-  next_attempt_at: number | null;
-  last_status: number | null;
-  last_failure: string | null;
-  created_at: string;
-  updated_at: string;
-  delivered_at: string | null;
-}
-
-/** A due delivery with what sending it needs. */
-export interface DueRow {
-  id: string;
-  endpoint_id: string;
-  event_id: string;
-  topic: string;
-  attempts: number;
-  url: string;
-  secret: string;
-  previous_secret: string | null;
-  previous_secret_until: number | null;
-  company_id: string;
-  data: string;
-  test: number;
-  event_created_at: string;
-}
+/** Bytes of a response body kept in the attempt log. */
+export const EXCERPT_BYTES = 2048;
 
 const toDelivery = (r: DeliveryRow): Delivery => ({
   id: r.id,
@@ -122,8 +92,8 @@ const toDelivery = (r: DeliveryRow): Delivery => ({
   eventId: r.event_id,
   topic: r.topic,
   state: r.state,
-  attemptCount: r.attempts,
-  nextAttemptAt: r.state === 'pending' && r.next_attempt_at !== null ? isoNow(r.next_attempt_at) : null,
+  attemptCount: Number(r.attempts),
+  nextAttemptAt: r.state === 'pending' && r.next_attempt_at !== null ? isoNow(Number(r.next_attempt_at)) : null,
   lastStatus: r.last_status,
   lastFailure: r.last_failure,
   createdAt: r.created_at,
@@ -131,209 +101,151 @@ const toDelivery = (r: DeliveryRow): Delivery => ({
   deliveredAt: r.delivered_at,
 });
 
-const FILTER_SQL: Record<DeliveryFilter, string> = {
-  pending: "state = 'pending'",
-  in_flight: "state = 'in_flight'",
-  delivered: "state = 'delivered'",
-  dead: "state = 'dead'",
-  retrying: "state = 'pending' AND attempts > 0",
-  failed: "(state = 'dead' OR (state IN ('pending', 'in_flight') AND attempts > 0))",
-};
+const toAttempt = (a: AttemptRow): Attempt => ({
+  attempt: a.attempt, at: a.at, durationMs: a.duration_ms, status: a.status, failure: a.failure, detail: a.detail,
+  responseExcerpt: a.response_excerpt, responseBytes: a.response_bytes,
+});
 
-/** Bytes of a response body kept in the attempt log. */
-export const EXCERPT_BYTES = 2048;
+export interface AttemptOutcome {
+  deliveryId: string;
+  attemptNo: number;
+  result: SendResult;
+  next: DeliveryState;
+  nowMs: number;
+  /** The delivery as it was taken (endpoint, company, event): what the endpoint's health and the operational events need. */
+  row: Pick<DueRow, 'endpoint_id' | 'company_id' | 'url' | 'event_id' | 'topic'>;
+}
+
+/** How many more deliveries of an endpoint may start now, and what was taken (the dispatcher's per-endpoint limits). */
+export interface Pace {
+  room(endpointId: string): number | Promise<number>;
+  took(endpointId: string, n: number): void;
+}
 
 export class Deliveries {
-  private insertStmt;
-  private markStmt;
-  private attemptStmt;
-  private resultStmt;
-  private dueEndpoints;
-  private dueOf;
-
   constructor(
-    private sqlite: Sqlite,
-    private audit: AuditLog,
+    private db: Db,
+    private repo: WebhookDeliveriesRepo,
+    private uow: UnitOfWork,
     private clock: Clock,
-  ) {
-    this.insertStmt = sqlite.prepare(
-      `INSERT OR IGNORE INTO webhook_deliveries (id, company_id, endpoint_id, event_id, topic, state, attempts, next_attempt_at, created_at, updated_at)
-       VALUES (?, ?, ?, ?, ?, 'pending', 0, ?, ?, ?)`,
-    );
-    this.markStmt = sqlite.prepare("UPDATE webhook_deliveries SET state = 'in_flight', updated_at = ? WHERE id = ? AND state = 'pending'");
-    this.attemptStmt = sqlite.prepare(
-      `INSERT INTO webhook_attempts (delivery_id, attempt, at, duration_ms, status, failure, detail, response_excerpt, response_bytes)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    );
-    this.dueEndpoints = sqlite
-      .prepare("SELECT DISTINCT endpoint_id FROM webhook_deliveries WHERE state = 'pending' AND next_attempt_at <= ?")
-      .pluck();
-    this.dueOf = sqlite.prepare(
-      `SELECT d.id, d.endpoint_id, d.event_id, d.topic, d.attempts, e.url, e.secret, e.previous_secret, e.previous_secret_until,
-              o.company_id, o.data, o.test, o.created_at AS event_created_at
-       FROM webhook_deliveries d ${indexHint('webhook_deliveries_endpoint_state')}
-       JOIN webhook_endpoints e ON e.id = d.endpoint_id AND e.enabled = 1
-       JOIN outbox o ON o.id = d.event_id
-       WHERE d.endpoint_id = ? AND d.state = 'pending' AND d.next_attempt_at <= ? ORDER BY d.seq LIMIT ?`,
-    );
-    this.resultStmt = sqlite.prepare(
-      `UPDATE webhook_deliveries SET state = ?, attempts = ?, next_attempt_at = ?, last_status = ?, last_failure = ?, updated_at = ?,
-         delivered_at = COALESCE(?, delivered_at) WHERE id = ?`,
-    );
-  }
+  ) {}
 
   /** One new pending delivery, due now. Call inside the fan-out transaction. */
-  insert(companyId: string, endpointId: string, eventId: string, topic: string, nowMs: number): void {
-    const at = isoNow(nowMs);
-    this.insertStmt.run(newId('dlv'), companyId, endpointId, eventId, topic, nowMs, at, at);
+  insert(companyId: string, endpointId: string, eventId: string, topic: string, nowMs: number): Promise<void> {
+    return this.repo.insert(newId('dlv'), companyId, endpointId, eventId, topic, nowMs, isoNow(nowMs));
   }
 
   /**
-   * Takes the due deliveries (oldest first, at most `perEndpoint(id)` more per endpoint, of
-   * enabled endpoints) and marks them in flight, in one transaction.
+   * Takes the due deliveries (oldest first, at most `pace.room(id)` more per endpoint: its
+   * in-flight cap and throttle, of enabled endpoints) and marks them in flight, in one
+   * transaction. A slow or throttled endpoint's backlog never hides another endpoint's work. A
+   * candidate found with nothing more due is dropped.
    */
-  take(nowMs: number, cap: number, limit: number, inFlight: (endpointId: string) => number, candidates?: Set<string>): DueRow[] {
-    return this.sqlite.transaction(() => {
-      // Endpoints with due work (the caller's candidates, or a range of the due index), then the
-      // oldest due rows of each one that has room: a slow endpoint's backlog never hides
-      // another endpoint's work. A candidate found with nothing more due is dropped from the set.
-      const endpoints = candidates ? [...candidates] : (this.dueEndpoints.all(nowMs) as string[]);
+  take(nowMs: number, limit: number, pace: Pace, candidates?: Set<string>): Promise<DueRow[]> {
+    return this.db.transaction(async () => {
+      const endpoints = candidates ? [...candidates] : await this.repo.dueEndpoints(nowMs);
       const taken: DueRow[] = [];
       const at = isoNow(nowMs);
       for (const endpointId of endpoints) {
-        const room = Math.min(cap - inFlight(endpointId), limit - taken.length);
+        const room = Math.min(await pace.room(endpointId), limit - taken.length);
         if (room <= 0) continue;
-        const rows = this.dueOf.all(endpointId, nowMs, room) as DueRow[];
+        const rows = await this.repo.dueOf(endpointId, nowMs, room);
         for (const r of rows) {
-          this.markStmt.run(at, r.id);
+          await this.repo.markInFlight(r.id, at);
           taken.push(r);
         }
+        if (rows.length) pace.took(endpointId, rows.length);
         if (candidates && rows.length < room) candidates.delete(endpointId);
         if (taken.length >= limit) break;
       }
       return taken;
-    }).immediate();
+    });
   }
 
-  private nextDueStmt?: { get(): unknown };
-
-  /** When the next pending delivery of an enabled endpoint falls due (ms), or null. */
-  nextDue(): number | null {
-    // better-sqlite3 answers `undefined` for no row: normalise, or the loop's timer gets a NaN delay and spins.
-    this.nextDueStmt ??= this.sqlite
-      .prepare(
-        "SELECT d.next_attempt_at FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id AND e.enabled = 1 WHERE d.state = 'pending' ORDER BY d.next_attempt_at LIMIT 1",
-      )
-      .pluck();
-    return (this.nextDueStmt.get() as number | undefined) ?? null;
+  nextDue(): Promise<number | null> {
+    return this.repo.nextDue();
   }
 
-  /** Stores an attempt and the delivery's next state, in one transaction. */
-  record(deliveryId: string, attemptNo: number, result: SendResult, next: DeliveryState, nowMs: number): void {
-    this.recordMany([{ deliveryId, attemptNo, result, next, nowMs }]);
-  }
-
-  /** Several attempts' results in one transaction (the attempts that ended in one turn). */
-  recordMany(items: { deliveryId: string; attemptNo: number; result: SendResult; next: DeliveryState; nowMs: number }[]): void {
-    this.sqlite.transaction(() => {
+  /**
+   * Several attempts' results in one transaction (the attempts that ended in one turn); `after`
+   * runs in the same transaction (the endpoints' health, the operational events), in a savepoint
+   * of its own so that a fault there is undone alone.
+   */
+  recordMany(items: AttemptOutcome[], after?: (items: AttemptOutcome[]) => Promise<void>): Promise<void> {
+    return this.db.transaction(async () => {
       for (const { deliveryId, attemptNo, result, next, nowMs } of items) {
-        const at = isoNow(nowMs);
-        const failure = result.ok ? null : (result.failure ?? 'other');
-        this.attemptStmt.run(
-          deliveryId, attemptNo, at, Math.round(result.durationMs), result.status ?? null, failure, result.detail ?? null,
-          result.responseExcerpt.slice(0, EXCERPT_BYTES), result.responseBytes,
-        );
-        const state = next.state === 'pending_retry' ? 'pending' : next.state;
-        const nextAt = next.state === 'pending_retry' ? next.nextAttemptAt : null;
-        this.resultStmt.run(state, attemptNo, nextAt, result.status ?? null, failure, at, next.state === 'delivered' ? at : null, deliveryId);
+        await this.repo.record({
+          deliveryId,
+          attempt: attemptNo,
+          at: isoNow(nowMs),
+          durationMs: result.durationMs,
+          status: result.status ?? null,
+          failure: result.ok ? null : (result.failure ?? 'other'),
+          detail: result.detail ?? null,
+          responseExcerpt: result.responseExcerpt.slice(0, EXCERPT_BYTES),
+          responseBytes: result.responseBytes,
+          next: next.state === 'pending_retry' ? { state: 'pending', at: next.nextAttemptAt } : { state: next.state, at: null },
+        });
       }
-    }).immediate();
+      if (after) {
+        try {
+          // Its own savepoint: a fault in what follows never loses the results themselves.
+          await this.db.transaction(() => after(items));
+        } catch {
+          // The endpoints' health and the operational events are skipped for this batch.
+        }
+      }
+    });
   }
 
   /** Deliveries left in flight by a process that died: due again now (same delivery and event ids). */
-  resetInFlight(nowMs: number): number {
-    return this.sqlite
-      .prepare("UPDATE webhook_deliveries SET state = 'pending', next_attempt_at = min(coalesce(next_attempt_at, ?), ?), updated_at = ? WHERE state = 'in_flight'")
-      .run(nowMs, nowMs, isoNow(nowMs)).changes;
+  resetInFlight(nowMs: number): Promise<number> {
+    return this.repo.resetInFlight(nowMs, isoNow(nowMs));
   }
 
-  /** Puts deliveries the caller took but did not send back to pending, unchanged. */
-  release(ids: string[]): void {
-    const stmt = this.sqlite.prepare("UPDATE webhook_deliveries SET state = 'pending' WHERE id = ? AND state = 'in_flight'");
-    this.sqlite.transaction(() => ids.forEach((id) => stmt.run(id))).immediate();
-  }
-
-  /** The endpoint of a company's delivery, or 404. */
-  endpointOf(companyId: string, deliveryId: string): string {
-    const id = this.sqlite.prepare('SELECT endpoint_id FROM webhook_deliveries WHERE company_id = ? AND id = ?').pluck().get(companyId, deliveryId) as string | undefined;
-    if (!id) throw new DiwanError('NOT_FOUND', [{ resource: 'webhook-deliveries', id: deliveryId }]);
-    return id;
-  }
-
-  list(endpointId: string, q: { page: number; pageSize: number; state?: DeliveryFilter }): { data: Delivery[]; total: number } {
-    const where = `endpoint_id = ?${q.state ? ` AND ${FILTER_SQL[q.state]}` : ''}`;
-    const total = this.sqlite.prepare(`SELECT count(*) FROM webhook_deliveries WHERE ${where}`).pluck().get(endpointId) as number;
-    const rows = this.sqlite
-      .prepare(`SELECT * FROM webhook_deliveries WHERE ${where} ORDER BY seq DESC LIMIT ? OFFSET ?`)
-      .all(endpointId, q.pageSize, (q.page - 1) * q.pageSize) as DeliveryRow[];
+  async list(endpointId: string, q: { page: number; pageSize: number; state?: DeliveryFilter }): Promise<{ data: Delivery[]; total: number }> {
+    const { total, rows } = await this.repo.list(endpointId, q);
     return { total, data: rows.map(toDelivery) };
   }
 
-  private row(endpointId: string, id: string): DeliveryRow {
-    const r = this.sqlite.prepare('SELECT * FROM webhook_deliveries WHERE endpoint_id = ? AND id = ?').get(endpointId, id) as DeliveryRow | undefined;
+  private async row(endpointId: string, id: string): Promise<DeliveryRow> {
+    const r = await this.repo.get(endpointId, id);
     if (!r) throw new DiwanError('NOT_FOUND', [{ resource: 'webhook-deliveries', id }]);
     return r;
   }
 
-  get(endpointId: string, id: string): Delivery & { attempts: Attempt[] } {
-    const r = this.row(endpointId, id);
-    const attempts = (
-      this.sqlite.prepare('SELECT * FROM webhook_attempts WHERE delivery_id = ? ORDER BY seq').all(id) as {
-        attempt: number; at: string; duration_ms: number; status: number | null; failure: string | null; detail: string | null; response_excerpt: string; response_bytes: number;
-      }[]
-    ).map((a) => ({
-      attempt: a.attempt, at: a.at, durationMs: a.duration_ms, status: a.status, failure: a.failure, detail: a.detail,
-      responseExcerpt: a.response_excerpt, responseBytes: a.response_bytes,
-    }));
-    return { ...toDelivery(r), attempts };
+  async get(endpointId: string, id: string): Promise<Delivery & { attempts: Attempt[] }> {
+    const r = await this.row(endpointId, id);
+    return { ...toDelivery(r), attempts: (await this.repo.attempts(id)).map(toAttempt) };
   }
 
   /** Schedules a new attempt now, dead deliveries included; audited. */
-  retry(companyId: string, endpointId: string, id: string, actor: Actor, requestId?: string): Delivery {
+  retry(scope: WriteScope, endpointId: string, id: string): Promise<Delivery> {
     const nowMs = this.clock.now();
-    return this.sqlite.transaction(() => {
-      const before = this.row(endpointId, id);
+    return this.uow.run(scope, async (w) => {
+      const before = await this.row(endpointId, id);
       if (before.state === 'in_flight') throw new DiwanError('CONFLICT', [{ reason: 'in_flight', id }], { reason: 'the delivery is being attempted now' });
-      this.sqlite.prepare("UPDATE webhook_deliveries SET state = 'pending', next_attempt_at = ?, updated_at = ? WHERE id = ?").run(nowMs, isoNow(nowMs), id);
-      const after = toDelivery(this.row(endpointId, id));
-      this.audit.record({ companyId, actor, appId: 'core', action: 'retry', resource: 'webhook-endpoints', resourceId: endpointId, before: toDelivery(before), after, requestId });
+      await this.repo.reschedule(id, nowMs, isoNow(nowMs));
+      const after = toDelivery(await this.row(endpointId, id));
+      await w.audit({ action: 'retry', resource: 'webhook-endpoints', resourceId: endpointId, before: toDelivery(before), after });
       return after;
-    }).immediate();
+    });
   }
 
   /** Failed (retrying or dead) deliveries of an endpoint created at or after `since`. */
-  recoverable(endpointId: string, since: string): { count: number; dead: number; retrying: number } {
-    const rows = this.sqlite
-      .prepare(`SELECT state, count(*) AS n FROM webhook_deliveries WHERE endpoint_id = ? AND created_at >= ? AND (state = 'dead' OR (state = 'pending' AND attempts > 0)) GROUP BY state`)
-      .all(endpointId, since) as { state: string; n: number }[];
-    const dead = rows.find((r) => r.state === 'dead')?.n ?? 0;
-    const retrying = rows.find((r) => r.state === 'pending')?.n ?? 0;
+  async recoverable(endpointId: string, since: string): Promise<{ count: number; dead: number; retrying: number }> {
+    const { dead, retrying } = await this.repo.recoverable(endpointId, since);
     return { count: dead + retrying, dead, retrying };
   }
 
   /** Reschedules them all now; audited as one `retry` of the endpoint. */
-  recover(companyId: string, endpointId: string, since: string, actor: Actor, requestId?: string): { count: number; dead: number; retrying: number } {
+  recover(scope: WriteScope, endpointId: string, since: string): Promise<{ count: number; dead: number; retrying: number }> {
     const nowMs = this.clock.now();
-    return this.sqlite.transaction(() => {
-      const counts = this.recoverable(endpointId, since);
-      this.sqlite
-        .prepare(
-          `UPDATE webhook_deliveries SET state = 'pending', next_attempt_at = ?, updated_at = ?
-           WHERE endpoint_id = ? AND created_at >= ? AND (state = 'dead' OR (state = 'pending' AND attempts > 0))`,
-        )
-        .run(nowMs, isoNow(nowMs), endpointId, since);
-      this.audit.record({ companyId, actor, appId: 'core', action: 'retry', resource: 'webhook-endpoints', resourceId: endpointId, after: { recover: { since, ...counts } }, requestId });
+    return this.uow.run(scope, async (w) => {
+      const counts = await this.recoverable(endpointId, since);
+      await this.repo.recover(endpointId, since, nowMs, isoNow(nowMs));
+      await w.audit({ action: 'retry', resource: 'webhook-endpoints', resourceId: endpointId, after: { recover: { since, ...counts } } });
       return counts;
-    }).immediate();
+    });
   }
 }

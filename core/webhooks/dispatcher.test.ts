@@ -1,10 +1,10 @@
 import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ManualClock } from '../clock.ts';
+import { ManualClock } from '../kernel/clock.ts';
 import type { Host } from '../host.ts';
-import { createCompany, makeHost } from '../../test/helpers.ts';
+import { cliScope, createCompany, makeHost } from '../../test/webhook-helpers.ts';
 import { eventBody } from './dispatcher.ts';
-import { CLI_ACTOR } from '../../cli/commands/command.ts';
+import { CLI_ACTOR } from '../kernel/actor.ts';
 
 describe('eventBody', () => {
   it('is the JSON of { id, type, createdAt, companyId, data } (+ test), from the stored data text', () => {
@@ -38,10 +38,10 @@ describe('Dispatcher', () => {
   });
 
   it('signs the due deliveries of one tick in one batch', async () => {
-    const co = createCompany(host);
-    for (let i = 0; i < 12; i++) await host.webhooks.endpoints.create(co.company.id, { url, topics: ['invoice.overdue'] }, CLI_ACTOR);
-    host.webhooks.dispatcher.fanOut(); // the endpoints' own audit events (no subscriber)
-    host.events.trigger(co.company.id, 'invoice.overdue', CLI_ACTOR);
+    const co = await createCompany(host);
+    for (let i = 0; i < 12; i++) await host.webhooks.endpoints.create(cliScope(co.company.id), { url, topics: ['invoice.overdue'] });
+    await host.webhooks.dispatcher.fanOut(); // the endpoints' own audit events (no subscriber)
+    await host.catalogue.trigger(co.company.id, 'invoice.overdue', CLI_ACTOR);
     const before = host.webhooks.dispatcher.signerStats;
     expect(await host.webhooks.tick()).toEqual({ events: 1, attempts: 12 });
     const after = host.webhooks.dispatcher.signerStats;
@@ -51,11 +51,12 @@ describe('Dispatcher', () => {
   });
 
   it('rebuilds a company index when its endpoints change (a removed endpoint gets nothing)', async () => {
-    const co = createCompany(host);
-    const ep = await host.webhooks.endpoints.create(co.company.id, { url, topics: ['invoice.overdue'] }, CLI_ACTOR);
-    host.webhooks.endpoints.remove(co.company.id, ep.id, CLI_ACTOR);
+    const co = await createCompany(host);
+    const ep = await host.webhooks.endpoints.create(cliScope(co.company.id), { url, topics: ['invoice.overdue'] });
+    await host.webhooks.dispatcher.fanOut(); // builds the company's index, with the endpoint in it
+    await host.webhooks.endpoints.remove(cliScope(co.company.id), ep.id);
     const n = hits;
-    host.events.trigger(co.company.id, 'invoice.overdue', CLI_ACTOR);
+    await host.catalogue.trigger(co.company.id, 'invoice.overdue', CLI_ACTOR);
     await host.webhooks.runDue();
     expect(hits).toBe(n);
   });

@@ -1,32 +1,37 @@
 // The dispatcher: outbox → one delivery per matching enabled endpoint of the event's company
-// (a TopicMatcher per company, rebuilt when that company's endpoints change) → signed in
-// batches on the SignerPool → POSTed, at most `maxInFlightPerEndpoint` at a time per endpoint
-// → delivered, pending retry on the ladder, or dead. Time comes from the injected clock, so
-// tests drive it with `tick()`; in the server `start()` runs a loop woken by the outbox and by
-// a timer for the next due retry.
+// (a TopicMatcher per company, rebuilt when that company's endpoints change; an operational
+// event never goes to the endpoint it is about) → signed in batches on the SignerPool →
+// POSTed, per endpoint at most its in-flight cap at a time (its own, or
+// `maxInFlightPerEndpoint`) and at most its throttle per second → delivered, pending retry on
+// the ladder, or dead; the endpoint's health is kept as results are stored (health.ts). Time
+// comes from the injected clock, so tests drive it with `tick()`; in the server `start()` runs a
+// loop woken by the outbox and by a timer for the next due retry or throttled endpoint.
 import os from 'node:os';
 import http from 'node:http';
 import https from 'node:https';
-import type { Sqlite } from '../db/connection.ts';
-import { dataVersionReader } from '../db/dialect.ts';
+import type { Db } from '../storage/db.ts';
 import type { Outbox } from '../events/outbox.ts';
 import { TopicMatcher } from '../events/matcher.ts';
-import type { HostConfig } from '../config.ts';
-import type { Clock } from '../clock.ts';
-import type { AuditLog } from '../audit/audit-log.ts';
-import type { KnownTopics } from '../events/patterns.ts';
-import { Endpoints, signingSecrets } from './endpoints.ts';
-import { Deliveries, EXCERPT_BYTES, type DueRow } from './deliveries.ts';
+import { eventJson } from '../events/event-body.ts';
+import type { WebhookEndpointsRepo } from '../storage/repos/webhook-endpoints.ts';
+import type { ChangeFeed } from '../storage/changes.ts';
+import type { HostConfig } from '../kernel/config.ts';
+import type { Clock } from '../kernel/clock.ts';
+import { signingSecrets, type SecretSealer } from './endpoints.ts';
+import { Deliveries, EXCERPT_BYTES, type AttemptOutcome, type DueRow, type Pace } from './deliveries.ts';
+import type { EndpointHealth } from './health.ts';
 import { SignerPool } from './signer-pool.ts';
 import { SIGNATURE_HEADER, signHeader, unixSeconds } from './signature.ts';
 import { sendDelivery, type SendResult } from './send.ts';
 import { nextState } from './ladder.ts';
 
 export interface DispatcherDeps {
-  sqlite: Sqlite;
+  db: Db;
   outbox: Outbox;
-  endpoints: Endpoints;
+  endpoints: WebhookEndpointsRepo;
   deliveries: Deliveries;
+  changes: ChangeFeed;
+  sealer: SecretSealer;
   clock: Clock;
   config: HostConfig['webhooks'];
   /** Events fanned out per transaction. */
@@ -35,14 +40,29 @@ export interface DispatcherDeps {
   takeBatch?: number;
   /** Longest the loop sleeps without being woken (picks up writes of other processes). */
   pollMs?: number;
+  /** Keeps the endpoints' failing streaks, disables the hopeless, raises `webhook.*` events. */
+  health?: EndpointHealth;
+}
+
+/** An endpoint's limits: its in-flight cap, and its throttle (deliveries per second) or null. */
+interface Limits {
+  cap: number;
+  rate: number | null;
+}
+
+/** A throttled endpoint's token bucket (a second's worth at most). */
+interface Bucket {
+  tokens: number;
+  /** When `tokens` was last brought up to date (clock ms). */
+  at: number;
 }
 
 export const EVENT_ID_HEADER = 'x-diwan-event-id';
 export const DELIVERY_ID_HEADER = 'x-diwan-delivery-id';
 
-/** The delivered body, built from the outbox row's stored JSON (no re-serialisation of `data`). */
+/** The delivered body, built from the outbox row's stored JSON (no re-serialisation of `data`); the events API and the stream answer the same bytes. */
 export function eventBody(r: Pick<DueRow, 'event_id' | 'topic' | 'event_created_at' | 'company_id' | 'data' | 'test'>): string {
-  return `{"id":${JSON.stringify(r.event_id)},"type":${JSON.stringify(r.topic)},"createdAt":${JSON.stringify(r.event_created_at)},"companyId":${JSON.stringify(r.company_id)},"data":${r.data}${r.test ? ',"test":true' : ''}}`;
+  return eventJson(r.event_id, r.topic, r.event_created_at, r.company_id, r.data, r.test);
 }
 
 /** How long events from writes are gathered before a fan-out. */
@@ -50,7 +70,6 @@ const EMIT_GATHER_MS = 5;
 
 export class Dispatcher {
   private indexes = new Map<string, { matcher: TopicMatcher<string>; createdAt: Map<string, string> }>();
-  private seenVersion: number;
   private inFlight = new Map<string, number>();
   private running = new Set<Promise<void>>();
   private signer?: SignerPool;
@@ -61,16 +80,26 @@ export class Dispatcher {
   private wakeScheduled = false;
   /** Endpoints that may have due work; null: look in the database (boot, timer, retries, tick). */
   private candidates: Set<string> | null = null;
-  private readonly dataVersion: () => number;
+  /** Opened secrets by their sealed form: opening costs an AES-GCM decryption per delivery otherwise. */
+  private opened = new Map<string, string>();
   private timer?: NodeJS.Timeout;
   private emitTimer?: NodeJS.Timeout;
+  /** Per-endpoint limits, read once per endpoint and dropped when any endpoint changes. */
+  private limits = new Map<string, Limits>();
+  /** Throttles' buckets, kept across those changes (a change must not refill them). */
+  private buckets = new Map<string, Bucket>();
+  /** Wakes the loop when the earliest throttled endpoint may start again. */
+  private paceTimer?: { at: number; t: NodeJS.Timeout };
   private readonly fanOutBatch: number;
   private readonly takeBatch: number;
   private readonly pollMs: number;
 
   constructor(private deps: DispatcherDeps) {
-    this.dataVersion = dataVersionReader(deps.sqlite);
-    this.seenVersion = this.dataVersion();
+    // Any process's endpoint change (here, the CLI, another server) drops the indexes and limits.
+    deps.changes.on('endpoints', () => {
+      this.limits.clear();
+      this.invalidate();
+    });
     this.fanOutBatch = deps.fanOutBatch ?? 500;
     this.takeBatch = deps.takeBatch ?? 256;
     this.pollMs = deps.pollMs ?? 5000;
@@ -83,11 +112,11 @@ export class Dispatcher {
     if (this.started) this.wake(true);
   }
 
-  private index(companyId: string) {
+  private async index(companyId: string) {
     let m = this.indexes.get(companyId);
     if (!m) {
       m = { matcher: new TopicMatcher<string>(), createdAt: new Map() };
-      for (const ep of this.deps.endpoints.enabledOf(companyId)) {
+      for (const ep of await this.deps.endpoints.enabledOf(companyId)) {
         m.createdAt.set(ep.id, ep.createdAt);
         try {
           m.matcher.add(ep.id, ep.topics);
@@ -101,32 +130,25 @@ export class Dispatcher {
   }
 
   /** Fans the pending outbox events out into deliveries; returns how many events it took. */
-  fanOut(): number {
-    const v = this.dataVersion();
-    if (v !== this.seenVersion) {
-      // Another connection (the CLI) committed: its endpoint changes are not in our indexes.
-      this.seenVersion = v;
-      this.indexes.clear();
-    }
+  async fanOut(): Promise<number> {
     let total = 0;
     for (;;) {
-      const n = this.deps.sqlite
-        .transaction(() => {
-          const events = this.deps.outbox.pending(this.fanOutBatch);
-          const now = this.deps.clock.now();
-          for (const ev of events) {
-            const ix = this.index(ev.companyId);
-            for (const endpointId of ix.matcher.match(ev.topic)) {
-              // An endpoint receives the events emitted since it was registered, not older ones.
-              if (ev.createdAt < ix.createdAt.get(endpointId)!) continue;
-              this.deps.deliveries.insert(ev.companyId, endpointId, ev.id, ev.topic, now);
-              this.candidates?.add(endpointId);
-            }
+      const n = await this.deps.db.transaction(async () => {
+        const events = await this.deps.outbox.pending(this.fanOutBatch);
+        const now = this.deps.clock.now();
+        for (const ev of events) {
+          const ix = await this.index(ev.companyId);
+          for (const endpointId of ix.matcher.match(ev.topic)) {
+            // An endpoint receives the events emitted since it was registered, not older ones,
+            // and never an operational event about itself.
+            if (ev.createdAt < ix.createdAt.get(endpointId)! || endpointId === ev.subjectId) continue;
+            await this.deps.deliveries.insert(ev.companyId, endpointId, ev.id, ev.topic, now);
+            this.candidates?.add(endpointId);
           }
-          if (events.length) this.deps.outbox.markDispatched(events.map((e) => e.id));
-          return events.length;
-        })
-        .immediate();
+        }
+        if (events.length) await this.deps.outbox.markDispatched(events.map((e) => e.id));
+        return events.length;
+      });
       total += n;
       if (n < this.fanOutBatch) return total;
     }
@@ -137,15 +159,64 @@ export class Dispatcher {
     return this.signer;
   }
 
+  /** The pace of the endpoints at `now`: how many more may start, and what was taken. */
+  private pace(now: number): Pace {
+    return {
+      room: (id) => {
+        const l = this.limits.get(id);
+        return l ? this.roomOf(id, l, now) : this.loadLimits(id).then((loaded) => this.roomOf(id, loaded, now));
+      },
+      took: (id, n) => {
+        const b = this.buckets.get(id);
+        if (b && this.limits.get(id)?.rate != null) b.tokens -= n;
+      },
+    };
+  }
+
+  private async loadLimits(id: string): Promise<Limits> {
+    const r = await this.deps.endpoints.limits(id);
+    const l: Limits = { cap: Math.max(1, r?.maxInFlight ?? this.deps.config.maxInFlightPerEndpoint), rate: r?.ratePerSecond ?? null };
+    this.limits.set(id, l);
+    return l;
+  }
+
+  private roomOf(id: string, l: Limits, now: number): number {
+    const room = l.cap - (this.inFlight.get(id) ?? 0);
+    if (room <= 0 || l.rate === null) return room;
+    let b = this.buckets.get(id);
+    if (!b) {
+      if (this.buckets.size > 10_000) this.buckets.clear();
+      this.buckets.set(id, (b = { tokens: l.rate, at: now }));
+    } else if (now > b.at) {
+      b.tokens += ((now - b.at) * l.rate) / 1000;
+      b.at = now;
+    }
+    b.tokens = Math.min(l.rate, b.tokens);
+    const tokens = Math.floor(b.tokens);
+    // Throttled: look again when the next token is there (the work stays pending; others go on).
+    if (tokens < 1) this.wakeAt(now + Math.ceil(((1 - b.tokens) * 1000) / l.rate));
+    return Math.min(room, tokens);
+  }
+
+  private wakeAt(at: number): void {
+    if (!this.started || this.stopping || (this.paceTimer && this.paceTimer.at <= at)) return;
+    if (this.paceTimer) clearTimeout(this.paceTimer.t);
+    const t = setTimeout(() => {
+      this.paceTimer = undefined;
+      this.wake();
+    }, Math.max(1, at - this.deps.clock.now()));
+    t.unref();
+    this.paceTimer = { at, t };
+  }
+
   /** Takes what is due now, signs it as one batch and starts the attempts; resolves when they end. */
   async pump(rescan = false): Promise<number> {
     if (this.stopping) return 0;
-    const cap = Math.max(1, this.deps.config.maxInFlightPerEndpoint);
     const now = this.deps.clock.now();
     if (rescan) this.candidates = null;
     const full = this.candidates === null;
     if (full) this.candidates = new Set();
-    const rows = this.deps.deliveries.take(now, cap, this.takeBatch, (id) => this.inFlight.get(id) ?? 0, full ? undefined : this.candidates!);
+    const rows = await this.deps.deliveries.take(now, this.takeBatch, this.pace(now), full ? undefined : this.candidates!);
     if (full) {
       // After a full look, the endpoints that got work (and may have more) are the candidates.
       for (const r of rows) this.candidates!.add(r.endpoint_id);
@@ -158,7 +229,11 @@ export class Dispatcher {
     const items = rows.map((r) => {
       let body = bodies.get(r.event_id);
       if (!body) bodies.set(r.event_id, (body = Buffer.from(eventBody(r), 'utf8')));
-      return { secrets: signingSecrets(r, now), t, body };
+      const secrets = signingSecrets(
+        { secret: this.open(r.secret, r.endpoint_id), previousSecret: r.previous_secret && this.open(r.previous_secret, r.endpoint_id), previousSecretUntil: r.previous_secret_until === null ? null : Number(r.previous_secret_until) },
+        now,
+      );
+      return { secrets, t, body };
     });
     let headers: string[];
     try {
@@ -172,31 +247,45 @@ export class Dispatcher {
     return rows.length;
   }
 
-  private toStore: { item: Parameters<Deliveries['recordMany']>[0][number]; done: () => void }[] = [];
+  private open(sealed: string, endpointId: string): string {
+    let plain = this.opened.get(sealed);
+    if (plain === undefined) {
+      plain = this.deps.sealer.open(sealed, endpointId);
+      if (this.opened.size > 10_000) this.opened.clear();
+      this.opened.set(sealed, plain);
+    }
+    return plain;
+  }
+
+  private toStore: { item: AttemptOutcome; done: () => void }[] = [];
 
   /** Stores a result with the others that end in the same turn, in one transaction. */
-  private store(item: Parameters<Deliveries['recordMany']>[0][number]): Promise<void> {
+  private store(item: AttemptOutcome): Promise<void> {
     return new Promise<void>((done) => {
       this.toStore.push({ item, done });
       if (this.toStore.length > 1) return;
       setImmediate(() => {
         const batch = this.toStore;
         this.toStore = [];
-        try {
-          this.deps.deliveries.recordMany(batch.map((b) => b.item));
-        } catch {
+        this.deps.deliveries
+          .recordMany(
+            batch.map((b) => b.item),
+            this.deps.health?.observe,
+          )
           // The store is closed (stop timed out): the rows stay in flight and are re-sent at next boot.
-        }
-        for (const b of batch) b.done();
+          .catch(() => {})
+          .finally(() => batch.forEach((b) => b.done()));
       });
     });
   }
 
   private agentFor(url: string): http.Agent {
-    const cap = Math.max(1, this.deps.config.maxInFlightPerEndpoint);
+    // No socket limit per origin: the per-endpoint caps bound the attempts, and two endpoints on
+    // one origin must not wait for each other's sockets.
+    const free = Math.max(1, this.deps.config.maxInFlightPerEndpoint);
     this.agents ??= {
-      http: new http.Agent({ keepAlive: true, maxSockets: cap, maxFreeSockets: cap, timeout: 30_000 }),
-      https: new https.Agent({ keepAlive: true, maxSockets: cap, maxFreeSockets: cap, timeout: 30_000 }),
+      http: new http.Agent({ keepAlive: true, maxFreeSockets: free, timeout: 30_000 }),
+      https: new https.Agent({ keepAlive: true, maxFreeSockets: free, timeout: 30_000 }),
     };
     return url.startsWith('https:') ? this.agents.https : this.agents.http;
   }
@@ -221,7 +310,9 @@ export class Dispatcher {
       }
       const now = clock.now();
       const attemptNo = r.attempts + 1;
-      await this.store({ deliveryId: r.id, attemptNo, result, next: nextState(attemptNo, result.ok, config.ladder, now), nowMs: now });
+      const outcome = result.ok ? 'delivered' : (result.failure ?? 'other');
+      this.attemptsByResult.set(outcome, (this.attemptsByResult.get(outcome) ?? 0) + 1);
+      await this.store({ deliveryId: r.id, attemptNo, result, next: nextState(attemptNo, result.ok, config.ladder, now), nowMs: now, row: r });
     })().finally(() => {
       const n = (this.inFlight.get(r.endpoint_id) ?? 1) - 1;
       if (n <= 0) this.inFlight.delete(r.endpoint_id);
@@ -235,7 +326,7 @@ export class Dispatcher {
 
   /** One step for tests and tools: fan out, attempt everything due, wait for the results. */
   async tick(): Promise<{ events: number; attempts: number }> {
-    const events = this.fanOut();
+    const events = await this.fanOut();
     const attempts = await this.pump(true);
     return { events, attempts };
   }
@@ -252,7 +343,7 @@ export class Dispatcher {
   }
 
   /** Deliveries found in flight at boot (the process died mid-attempt) are due again now. */
-  recoverInFlight(): number {
+  recoverInFlight(): Promise<number> {
     return this.deps.deliveries.resetInFlight(this.deps.clock.now());
   }
 
@@ -260,6 +351,14 @@ export class Dispatcher {
   get signerStats(): { roundTrips: number; items: number } {
     return this.signer?.stats ?? { roundTrips: 0, items: 0 };
   }
+
+  /** Deliveries waiting to be signed (the pool's queue). */
+  get signingQueueDepth(): number {
+    return this.signer?.queueDepth ?? 0;
+  }
+
+  /** Attempts made by this process so far, by result (`delivered`, or the failure: `timeout`, `http_status`, …). */
+  readonly attemptsByResult = new Map<string, number>();
 
   get isRunning(): boolean {
     return this.started && !this.stopping;
@@ -270,7 +369,6 @@ export class Dispatcher {
     if (this.started) return;
     this.started = true;
     this.stopping = false;
-    this.recoverInFlight();
     this.candidates = null;
     // Events from writes are gathered for a few milliseconds so that a busy host fans out many
     // in one transaction instead of one extra write transaction per request.
@@ -281,7 +379,9 @@ export class Dispatcher {
         this.wake();
       }, EMIT_GATHER_MS);
     };
-    this.wake();
+    void this.recoverInFlight()
+      .catch(() => {})
+      .then(() => this.wake());
   }
 
   /** Wakes the loop (coalesced into one run per turn of the event loop). */
@@ -289,29 +389,30 @@ export class Dispatcher {
     if (rescan) this.candidates = null;
     if (!this.started || this.stopping || this.wakeScheduled) return;
     this.wakeScheduled = true;
-    setImmediate(() => {
+    setImmediate(async () => {
       this.wakeScheduled = false;
       if (this.stopping) return;
       try {
-        this.fanOut();
+        await this.fanOut();
         void this.pump().catch(() => {});
       } catch {
         // e.g. SQLITE_BUSY from another process: the timer tries again.
       }
-      this.schedule();
+      await this.schedule();
     });
   }
 
-  private schedule(): void {
+  private async schedule(): Promise<void> {
     if (this.stopping) return;
-    if (this.timer) clearTimeout(this.timer);
     let delay = this.pollMs;
     try {
-      const next = this.deps.deliveries.nextDue();
+      const next = await this.deps.deliveries.nextDue();
       if (next != null) delay = Math.min(delay, Math.max(20, next - this.deps.clock.now()));
     } catch {
       // store closed
     }
+    if (this.stopping) return;
+    if (this.timer) clearTimeout(this.timer);
     this.timer = setTimeout(() => this.wake(true), delay);
     this.timer.unref();
   }
@@ -323,6 +424,8 @@ export class Dispatcher {
   async stop(waitMs = Math.min(this.deps.config.timeoutMs + 1000, 15_000)): Promise<void> {
     this.stopping = true;
     if (this.timer) clearTimeout(this.timer);
+    if (this.paceTimer) clearTimeout(this.paceTimer.t);
+    this.paceTimer = undefined;
     if (this.emitTimer) clearTimeout(this.emitTimer);
     this.emitTimer = undefined;
     if (this.started) this.deps.outbox.onEmit = () => {};
@@ -341,42 +444,3 @@ export class Dispatcher {
   }
 }
 
-/** What the host exposes as `host.webhooks`. */
-export interface Webhooks {
-  endpoints: Endpoints;
-  deliveries: Deliveries;
-  dispatcher: Dispatcher;
-  /** Starts the delivery loop (the server does this when it listens). */
-  start(): void;
-  stop(waitMs?: number): Promise<void>;
-  /** Fan out and attempt what is due now, once; for tests and tools. */
-  tick(): Promise<{ events: number; attempts: number }>;
-  runDue(maxRounds?: number): Promise<number>;
-}
-
-export interface WebhooksDeps {
-  sqlite: Sqlite;
-  outbox: Outbox;
-  audit: AuditLog;
-  clock: Clock;
-  config: HostConfig['webhooks'];
-  known: () => KnownTopics;
-}
-
-/** Endpoints, the delivery log and the dispatcher, wired to one another. */
-export function createWebhooks(deps: WebhooksDeps): Webhooks {
-  let dispatcher: Dispatcher | undefined;
-  const endpoints = new Endpoints({ sqlite: deps.sqlite, audit: deps.audit, clock: deps.clock, config: deps.config, known: deps.known, onChange: (id) => dispatcher?.invalidate(id) });
-  const deliveries = new Deliveries(deps.sqlite, deps.audit, deps.clock);
-  dispatcher = new Dispatcher({ sqlite: deps.sqlite, outbox: deps.outbox, endpoints, deliveries, clock: deps.clock, config: deps.config });
-  const d = dispatcher;
-  return {
-    endpoints,
-    deliveries,
-    dispatcher: d,
-    start: () => d.start(),
-    stop: (waitMs) => d.stop(waitMs),
-    tick: () => d.tick(),
-    runDue: (n) => d.runDue(n),
-  };
-}

@@ -1,16 +1,18 @@
 // Webhook endpoints: one company each, a URL the address guard accepts, topic patterns checked
-// against the catalogue, and a signing secret. The secret is stored (the host must sign with it)
-// but leaves the host only in the create and rotate answers; after a rotation the previous
-// secret keeps signing for `rotationGraceSeconds`. Every write is audited in its transaction.
-import type { Sqlite } from '../db/connection.ts';
-import type { AuditLog } from '../audit/audit-log.ts';
-import type { Actor } from '../identity/principal.ts';
-import type { HostConfig } from '../config.ts';
-import type { Clock } from '../clock.ts';
+// against the catalogue, and a signing secret. The secret is stored sealed (the host must sign
+// with it, so it is encrypted rather than hashed) and leaves the host only in the create and
+// rotate answers; after a rotation the previous secret keeps signing for the grace period.
+// Every change is audited in its transaction.
+import type { WebhookEndpointsRepo, EndpointRecord } from '../storage/repos/webhook-endpoints.ts';
+import type { ChangeFeed } from '../storage/changes.ts';
+import type { UnitOfWork, WriteScope } from '../audit/unit-of-work.ts';
+import type { HostConfig } from '../kernel/config.ts';
+import type { Clock } from '../kernel/clock.ts';
 import type { KnownTopics } from '../events/patterns.ts';
 import { validatePatterns } from '../events/patterns.ts';
-import { DiwanError, type ErrorDetail } from '../errors/diwan-error.ts';
-import { newId, isoNow } from '../ids.ts';
+import { DiwanError, type ErrorDetail } from '../kernel/errors/diwan-error.ts';
+import { newId, isoNow } from '../kernel/ids.ts';
+import { SYSTEM_ACTOR } from '../kernel/actor.ts';
 import { guardUrl } from './address-guard.ts';
 import { generateSecret } from './signature.ts';
 
@@ -21,16 +23,37 @@ export interface Endpoint {
   topics: string[];
   description: string | null;
   enabled: boolean;
+  /** Why it is disabled: `failing` (by the host, after failing without a success for the set time) or `manual`; null while enabled. */
+  disabledReason: DisabledReason | null;
+  disabledAt: string | null;
+  /** What the host saw when it disabled the endpoint (a sentence), or null. */
+  disabledDetail: string | null;
+  /** The first failed attempt since the last success; null while healthy. */
+  failingSince: string | null;
+  /** Attempts in flight at once; null: the host default (DIWAN_WEBHOOK_MAX_IN_FLIGHT). */
+  maxInFlight: number | null;
+  /** Deliveries started per second at most; null: no throttle. */
+  ratePerSecond: number | null;
   /** When the secret was last rotated; null if never. */
   secretRotatedAt: string | null;
   createdAt: string;
   updatedAt: string;
 }
 
+export type DisabledReason = 'failing' | 'manual';
+
+/** Bounds of the per-endpoint limits. */
+export const MAX_IN_FLIGHT_LIMIT = 1000;
+export const MAX_RATE_PER_SECOND = 10_000;
+
 /** The endpoint as answered: never a secret. */
 export const endpointSchema = {
   type: 'object',
-  required: ['id', 'url', 'topics', 'description', 'enabled', 'secretRotatedAt', 'createdAt', 'updatedAt'],
+  additionalProperties: false,
+  required: [
+    'id', 'companyId', 'url', 'topics', 'description', 'enabled', 'disabledReason', 'disabledAt', 'disabledDetail', 'failingSince',
+    'maxInFlight', 'ratePerSecond', 'secretRotatedAt', 'createdAt', 'updatedAt',
+  ],
   properties: {
     id: { type: 'string' },
     companyId: { type: 'string' },
@@ -38,225 +61,305 @@ export const endpointSchema = {
     topics: { type: 'array', items: { type: 'string' } },
     description: { type: ['string', 'null'] },
     enabled: { type: 'boolean' },
+    disabledReason: {
+      type: ['string', 'null'], enum: ['failing', 'manual', null],
+      description: '`failing`: the host disabled it after it failed without a single success for DIWAN_WEBHOOK_DISABLE_AFTER; `manual`: a caller did. Enable it again with `enabled: true` or POST …/enable',
+    },
+    disabledAt: { type: ['string', 'null'] },
+    disabledDetail: { type: ['string', 'null'], description: 'What the host saw when it disabled the endpoint' },
+    failingSince: { type: ['string', 'null'], description: 'The first failed attempt since the last success; null while healthy' },
+    maxInFlight: { type: ['integer', 'null'], description: 'Attempts in flight at once; null: the host default (DIWAN_WEBHOOK_MAX_IN_FLIGHT)' },
+    ratePerSecond: { type: ['integer', 'null'], description: 'Deliveries started per second at most; null: no throttle' },
     secretRotatedAt: { type: ['string', 'null'] },
     createdAt: { type: 'string' },
     updatedAt: { type: 'string' },
   },
 } as const;
 
-export const endpointWithSecretSchema = {
-  ...endpointSchema,
-  required: [...endpointSchema.required, 'secret'],
-  properties: { ...endpointSchema.properties, secret: { type: 'string', description: 'The signing secret (`whsec_…`), shown this once' } },
+const warningsSchema = {
+  type: 'array',
+  description: 'What the host noticed but did not refuse, e.g. a host name that does not resolve yet (deliveries decide)',
+  items: { type: 'object', required: ['pointer', 'rule', 'message'], properties: { pointer: { type: 'string' }, rule: { type: 'string' }, message: { type: 'string' } } },
 } as const;
 
-export interface EndpointRow {
-  id: string;
-  company_id: string;
-  url: string;
-  topics: string;
-  description: string | null;
-  enabled: number;
-  secret: string;
-  previous_secret: string | null;
-  previous_secret_until: number | null;
-  secret_rotated_at: string | null;
-  created_at: string;
-  updated_at: string;
-}
+export const endpointWithSecretSchema = {
+  ...endpointSchema,
+  required: [...endpointSchema.required, 'secret', 'warnings'],
+  properties: { ...endpointSchema.properties, secret: { type: 'string', description: 'The signing secret (`whsec_…`), shown this once' }, warnings: warningsSchema },
+} as const;
 
-export function toEndpoint(r: EndpointRow): Endpoint {
-  return {
-    id: r.id,
-    companyId: r.company_id,
-    url: r.url,
-    topics: JSON.parse(r.topics),
-    description: r.description,
-    enabled: r.enabled === 1,
-    secretRotatedAt: r.secret_rotated_at,
-    createdAt: r.created_at,
-    updatedAt: r.updated_at,
-  };
-}
-
-/** The secrets that sign now, newest first: the current one and, during a grace period, the previous. */
-export function signingSecrets(r: Pick<EndpointRow, 'secret' | 'previous_secret' | 'previous_secret_until'>, nowMs: number): string[] {
-  return r.previous_secret && r.previous_secret_until !== null && r.previous_secret_until > nowMs ? [r.secret, r.previous_secret] : [r.secret];
-}
+export const endpointWithWarningsSchema = {
+  ...endpointSchema,
+  required: [...endpointSchema.required, 'warnings'],
+  properties: { ...endpointSchema.properties, warnings: warningsSchema },
+} as const;
 
 export interface EndpointInput {
   url: string;
   topics: string[];
   description?: string | null;
   enabled?: boolean;
+  maxInFlight?: number | null;
+  ratePerSecond?: number | null;
 }
 
 export type EndpointPatch = Partial<EndpointInput>;
 
+export interface Warning {
+  pointer: string;
+  rule: string;
+  message: string;
+}
+
+/** Seals and opens signing secrets (encryption at rest, bound to the endpoint's id); see kernel/secret-box.ts. */
+export interface SecretSealer {
+  seal(secret: string, endpointId: string): string;
+  open(sealed: string, endpointId: string): string;
+}
+
 export interface EndpointsDeps {
-  sqlite: Sqlite;
-  audit: AuditLog;
+  repo: WebhookEndpointsRepo;
+  changes: ChangeFeed;
+  uow: UnitOfWork;
+  sealer: SecretSealer;
   clock: Clock;
   config: HostConfig['webhooks'];
   known: () => KnownTopics;
-  /** Called after a committed change of a company's endpoints (the dispatcher's index). */
-  onChange?: (companyId: string) => void;
 }
 
 const RESOURCE = 'webhook-endpoints';
 
+export function toEndpoint(r: EndpointRecord): Endpoint {
+  return {
+    id: r.id, companyId: r.companyId, url: r.url, topics: r.topics, description: r.description, enabled: r.enabled,
+    // An endpoint disabled before reasons were recorded was disabled by a caller.
+    disabledReason: r.enabled ? null : ((r.disabledReason as DisabledReason | null) ?? 'manual'),
+    disabledAt: r.enabled ? null : r.disabledAt,
+    disabledDetail: r.enabled ? null : r.disabledDetail,
+    failingSince: r.failingSince === null ? null : isoNow(r.failingSince),
+    maxInFlight: r.maxInFlight, ratePerSecond: r.ratePerSecond,
+    secretRotatedAt: r.secretRotatedAt, createdAt: r.createdAt, updatedAt: r.updatedAt,
+  };
+}
+
+/** The enabled flag and what goes with it: disabling records why and when; enabling clears that and the failing streak. */
+function withEnabled(r: EndpointRecord, enabled: boolean, nowIso: string, reason: DisabledReason = 'manual', detail: string | null = null): EndpointRecord {
+  if (enabled) return { ...r, enabled: true, disabledReason: null, disabledAt: null, disabledDetail: null, failingSince: r.enabled ? r.failingSince : null };
+  if (!r.enabled) return r;
+  return { ...r, enabled: false, disabledReason: reason, disabledAt: nowIso, disabledDetail: detail };
+}
+
+/** The secrets that sign now, newest first: the current one and, during a grace period, the previous one. */
+export function signingSecrets(r: { secret: string; previousSecret: string | null; previousSecretUntil: number | null }, nowMs: number): string[] {
+  return r.previousSecret && r.previousSecretUntil !== null && r.previousSecretUntil > nowMs ? [r.secret, r.previousSecret] : [r.secret];
+}
+
+/** The settings that let an operator allow refused ranges, named in the refusal. */
+const GUARD_SETTING = { loopback: 'DIWAN_WEBHOOK_ALLOW_LOOPBACK', private: 'DIWAN_WEBHOOK_ALLOW_PRIVATE' } as const;
+const PRIVATE_RANGES = new Set(['private', 'uniqueLocal', 'carrierGradeNat']);
+
 export class Endpoints {
   constructor(private deps: EndpointsDeps) {}
 
-  onChange: (companyId: string) => void = (id) => this.deps.onChange?.(id);
-
-  private row(companyId: string, id: string): EndpointRow | undefined {
-    return this.deps.sqlite.prepare('SELECT * FROM webhook_endpoints WHERE company_id = ? AND id = ?').get(companyId, id) as EndpointRow | undefined;
-  }
-
-  /** The row, or 404 NOT_FOUND (also for another company's endpoint). */
-  requireRow(companyId: string, id: string): EndpointRow {
-    const r = this.row(companyId, id);
+  private async record(companyId: string, id: string): Promise<EndpointRecord> {
+    const r = await this.deps.repo.get(companyId, id);
     if (!r) throw new DiwanError('NOT_FOUND', [{ resource: RESOURCE, id }]);
     return r;
   }
 
-  get(companyId: string, id: string): Endpoint {
-    return toEndpoint(this.requireRow(companyId, id));
+  async get(companyId: string, id: string): Promise<Endpoint> {
+    return toEndpoint(await this.record(companyId, id));
   }
 
-  list(companyId: string, q: { page: number; pageSize: number }): { data: Endpoint[]; total: number } {
-    const total = this.deps.sqlite.prepare('SELECT count(*) FROM webhook_endpoints WHERE company_id = ?').pluck().get(companyId) as number;
-    const rows = this.deps.sqlite
-      .prepare('SELECT * FROM webhook_endpoints WHERE company_id = ? ORDER BY seq LIMIT ? OFFSET ?')
-      .all(companyId, q.pageSize, (q.page - 1) * q.pageSize) as EndpointRow[];
+  async list(companyId: string, q: { page: number; pageSize: number }): Promise<{ data: Endpoint[]; total: number }> {
+    const { total, rows } = await this.deps.repo.list(companyId, q.page, q.pageSize);
     return { total, data: rows.map(toEndpoint) };
   }
 
-  /** Enabled endpoints of a company with their patterns (the dispatcher's index). */
-  enabledOf(companyId: string): { id: string; topics: string[]; createdAt: string }[] {
-    return (
-      this.deps.sqlite.prepare('SELECT id, topics, created_at FROM webhook_endpoints WHERE company_id = ? AND enabled = 1 ORDER BY seq').all(companyId) as { id: string; topics: string; created_at: string }[]
-    ).map((r) => ({ id: r.id, topics: JSON.parse(r.topics), createdAt: r.created_at }));
-  }
-
-  /** Every problem of the URL and the patterns, as VALIDATION_ERROR details. */
-  private async check(input: { url?: string; topics?: unknown }): Promise<void> {
+  /**
+   * Every problem of the URL and the patterns, as one VALIDATION_ERROR. A host name that does not
+   * resolve yet is accepted with a warning: deliveries check the address every time anyway.
+   */
+  private async check(input: { url?: string; topics?: unknown }): Promise<Warning[]> {
     const details: ErrorDetail[] = [];
+    const warnings: Warning[] = [];
     if (input.url !== undefined) {
       const { allowLoopback, allowPrivate } = this.deps.config;
       const g = await guardUrl(input.url, { allowLoopback, allowPrivate });
-      if (!g.ok) {
-        details.push({
-          in: 'body', pointer: '/url', rule: g.reason,
-          message: g.reason === 'refused_address' ? `the URL resolves to a refused address (${g.detail ?? 'internal'})` : g.reason === 'dns' ? 'the URL host does not resolve' : g.reason === 'credentials' ? 'the URL must not carry credentials' : 'the URL must be an absolute http or https URL',
-          value: input.url,
-          ...(g.detail !== undefined ? { reason: g.detail } : {}),
-        });
+      if (!g.ok && g.reason === 'dns') {
+        warnings.push({ pointer: '/url', rule: 'dns', message: 'the URL host does not resolve now; deliveries will fail until it does' });
+      } else if (!g.ok) {
+        const setting = g.detail === 'loopback' ? GUARD_SETTING.loopback : PRIVATE_RANGES.has(g.detail ?? '') ? GUARD_SETTING.private : undefined;
+        const message =
+          g.reason === 'refused_address'
+            ? `the URL resolves to a refused address (${g.detail ?? 'internal'})${setting ? `; an operator allows such addresses with ${setting}=1 in the host's environment` : ''}`
+            : g.reason === 'credentials'
+              ? 'the URL must not carry credentials'
+              : 'the URL must be an absolute http or https URL';
+        details.push({ in: 'body', pointer: '/url', rule: g.reason, message, value: input.url, ...(g.detail !== undefined ? { reason: g.detail } : {}), ...(setting ? { setting } : {}) });
       }
     }
     if (input.topics !== undefined) {
-      for (const p of validatePatterns(input.topics, this.deps.known(), { maxItems: 100 })) {
-        details.push({ in: 'body', ...p });
-      }
+      for (const p of validatePatterns(input.topics, this.deps.known(), { maxItems: 100 })) details.push({ in: 'body', ...p });
     }
     if (details.length) {
       throw new DiwanError('VALIDATION_ERROR', details, { summary: details.map((d) => `${d.pointer}: ${d.message ?? d.rule}`).join('; ') });
     }
+    return warnings;
   }
 
-  async create(companyId: string, input: EndpointInput, actor: Actor, requestId?: string): Promise<Endpoint & { secret: string }> {
-    await this.check(input);
+  async create(scope: WriteScope, input: EndpointInput): Promise<Endpoint & { secret: string; warnings: Warning[] }> {
+    const warnings = await this.check(input);
     const now = isoNow(this.deps.clock.now());
-    const row: EndpointRow = {
-      id: newId('whe'),
-      company_id: companyId,
-      url: input.url,
-      topics: JSON.stringify(input.topics),
-      description: input.description ?? null,
-      enabled: input.enabled === false ? 0 : 1,
-      secret: generateSecret(),
-      previous_secret: null,
-      previous_secret_until: null,
-      secret_rotated_at: null,
-      created_at: now,
-      updated_at: now,
-    };
-    const ep = toEndpoint(row);
-    this.deps.sqlite.transaction(() => {
-      this.deps.sqlite
-        .prepare(
-          `INSERT INTO webhook_endpoints (id, company_id, url, topics, description, enabled, secret, created_at, updated_at)
-           VALUES (@id, @company_id, @url, @topics, @description, @enabled, @secret, @created_at, @updated_at)`,
-        )
-        .run(row);
-      this.deps.audit.record({ companyId, actor, appId: 'core', action: 'create', resource: RESOURCE, resourceId: ep.id, after: ep, requestId });
-    }).immediate();
-    this.onChange(companyId);
-    return { ...ep, secret: row.secret };
+    const secret = generateSecret();
+    const id = newId('whe');
+    const record = withEnabled(
+      {
+        id, companyId: scope.companyId, url: input.url, topics: input.topics, description: input.description ?? null,
+        enabled: true, secret: this.deps.sealer.seal(secret, id), previousSecret: null, previousSecretUntil: null,
+        secretRotatedAt: null, createdAt: now, updatedAt: now, disabledReason: null, disabledAt: null, disabledDetail: null, failingSince: null,
+        maxInFlight: input.maxInFlight ?? null, ratePerSecond: input.ratePerSecond ?? null,
+      },
+      input.enabled !== false,
+      now,
+    );
+    const ep = toEndpoint(record);
+    await this.deps.uow.run(scope, async (w) => {
+      await this.deps.repo.insert(record);
+      await w.audit({ action: 'create', resource: RESOURCE, resourceId: ep.id, after: ep });
+      await this.deps.changes.bump('endpoints');
+    });
+    return { ...ep, secret, warnings };
   }
 
-  async update(companyId: string, id: string, patch: EndpointPatch, actor: Actor, requestId?: string): Promise<Endpoint> {
-    this.requireRow(companyId, id);
-    await this.check({ url: patch.url, topics: patch.topics });
-    const after = this.deps.sqlite.transaction(() => {
-      const before = this.requireRow(companyId, id);
-      const next: EndpointRow = {
-        ...before,
-        url: patch.url ?? before.url,
-        topics: patch.topics !== undefined ? JSON.stringify(patch.topics) : before.topics,
-        description: patch.description !== undefined ? patch.description : before.description,
-        enabled: patch.enabled === undefined ? before.enabled : patch.enabled ? 1 : 0,
-        updated_at: isoNow(this.deps.clock.now()),
-      };
-      this.deps.sqlite
-        .prepare('UPDATE webhook_endpoints SET url = @url, topics = @topics, description = @description, enabled = @enabled, updated_at = @updated_at WHERE id = @id')
-        .run(next);
+  update(scope: WriteScope, id: string, patch: EndpointPatch): Promise<Endpoint & { warnings: Warning[] }> {
+    return this.change(scope, id, patch, 'update');
+  }
+
+  /** A patch, audited as `action`. */
+  private async change(scope: WriteScope, id: string, patch: EndpointPatch, action: 'update' | 'enable'): Promise<Endpoint & { warnings: Warning[] }> {
+    await this.record(scope.companyId, id);
+    const warnings = await this.check({ url: patch.url, topics: patch.topics });
+    const after = await this.deps.uow.run(scope, async (w) => {
+      const before = await this.record(scope.companyId, id);
+      const now = isoNow(this.deps.clock.now());
+      const next: EndpointRecord = withEnabled(
+        {
+          ...before,
+          url: patch.url ?? before.url,
+          topics: patch.topics ?? before.topics,
+          description: patch.description !== undefined ? patch.description : before.description,
+          maxInFlight: patch.maxInFlight !== undefined ? patch.maxInFlight : before.maxInFlight,
+          ratePerSecond: patch.ratePerSecond !== undefined ? patch.ratePerSecond : before.ratePerSecond,
+          updatedAt: now,
+        },
+        patch.enabled ?? before.enabled,
+        now,
+      );
+      await this.deps.repo.update(next);
       const a = toEndpoint(next);
-      this.deps.audit.record({ companyId, actor, appId: 'core', action: 'update', resource: RESOURCE, resourceId: id, before: toEndpoint(before), after: a, requestId });
+      await w.audit({ action, resource: RESOURCE, resourceId: id, before: toEndpoint(before), after: a });
+      await this.deps.changes.bump('endpoints');
       return a;
-    }).immediate();
-    this.onChange(companyId);
-    return after;
+    });
+    return { ...after, warnings };
   }
 
-  /** Deletes the endpoint with its delivery log; deliveries not yet made are dropped. */
-  remove(companyId: string, id: string, actor: Actor, requestId?: string): Endpoint {
-    const ep = this.deps.sqlite.transaction(() => {
-      const before = toEndpoint(this.requireRow(companyId, id));
-      const s = this.deps.sqlite;
-      s.prepare('DELETE FROM webhook_attempts WHERE delivery_id IN (SELECT id FROM webhook_deliveries WHERE endpoint_id = ?)').run(id);
-      s.prepare('DELETE FROM webhook_deliveries WHERE endpoint_id = ?').run(id);
-      s.prepare('DELETE FROM webhook_endpoints WHERE id = ?').run(id);
-      this.deps.audit.record({ companyId, actor, appId: 'core', action: 'delete', resource: RESOURCE, resourceId: id, before, requestId });
-      return before;
-    }).immediate();
-    this.onChange(companyId);
+  /**
+   * Enables an endpoint again (the host's disabling included): the reason is cleared and the
+   * failing streak starts afresh, so it has the whole DIWAN_WEBHOOK_DISABLE_AFTER again. Its
+   * pending deliveries go out. Audited as `enable`.
+   */
+  async enable(scope: WriteScope, id: string): Promise<Endpoint> {
+    const { warnings: _, ...ep } = await this.change(scope, id, { enabled: true }, 'enable');
     return ep;
   }
 
-  /** A new secret (returned this once); the previous one keeps signing for the grace period. */
-  rotate(companyId: string, id: string, actor: Actor, requestId?: string): Endpoint & { secret: string; previousSecretValidUntil: string | null } {
+  /**
+   * The host disables an endpoint that has failed without a single success since `failingSince`
+   * (the caller checked the time): recorded with the reason, audited as the system's `disable`,
+   * and announced as `webhook.endpoint.disabled` to the company's other endpoints. Joins the
+   * caller's transaction. Answers false when it was already disabled.
+   */
+  async disableFailing(
+    companyId: string,
+    id: string,
+    seen: { failingSince: number; lastStatus: number | null; lastFailure: string | null; disableAfterSeconds: number },
+  ): Promise<boolean> {
+    return this.deps.uow.run({ companyId, actor: SYSTEM_ACTOR, appId: 'core' }, async (w) => {
+      const before = await this.deps.repo.get(companyId, id);
+      if (!before || !before.enabled) return false;
+      const nowMs = this.deps.clock.now();
+      const now = isoNow(nowMs);
+      const since = isoNow(seen.failingSince);
+      const last = seen.lastFailure === 'http_status' && seen.lastStatus !== null ? `HTTP ${seen.lastStatus}` : (seen.lastFailure ?? 'a failure');
+      const detail = `no successful delivery since ${since} (${Math.round((nowMs - seen.failingSince) / 3_600_000)} h; the limit is ${seen.disableAfterSeconds} s); last attempt: ${last}`;
+      const next = withEnabled({ ...before, updatedAt: now }, false, now, 'failing', detail);
+      await this.deps.repo.update(next);
+      await w.audit({ action: 'disable', resource: RESOURCE, resourceId: id, before: toEndpoint(before), after: toEndpoint(next) });
+      await w.emit(
+        'webhook.endpoint.disabled',
+        { endpointId: id, url: before.url, reason: 'failing', failingSince: since, disabledAt: now, disableAfterSeconds: seen.disableAfterSeconds, lastStatus: seen.lastStatus, lastFailure: seen.lastFailure },
+        { subjectId: id },
+      );
+      await this.deps.changes.bump('endpoints');
+      return true;
+    });
+  }
+
+  /** Deletes the endpoint with its delivery log; deliveries not yet made are dropped. */
+  async remove(scope: WriteScope, id: string): Promise<Endpoint> {
+    return this.deps.uow.run(scope, async (w) => {
+      const before = toEndpoint(await this.record(scope.companyId, id));
+      await this.deps.repo.remove(scope.companyId, id);
+      await w.audit({ action: 'delete', resource: RESOURCE, resourceId: id, before });
+      await this.deps.changes.bump('endpoints');
+      return before;
+    });
+  }
+
+  /** A new secret (answered this once); the previous one keeps signing for the grace period. */
+  async rotate(scope: WriteScope, id: string): Promise<Endpoint & { secret: string; previousSecretValidUntil: string | null }> {
     const nowMs = this.deps.clock.now();
     const graceMs = this.deps.config.rotationGraceSeconds * 1000;
-    return this.deps.sqlite.transaction(() => {
-      const before = this.requireRow(companyId, id);
-      const next: EndpointRow = {
+    const secret = generateSecret();
+    return this.deps.uow.run(scope, async (w) => {
+      const before = await this.record(scope.companyId, id);
+      const next: EndpointRecord = {
         ...before,
-        secret: generateSecret(),
-        previous_secret: graceMs > 0 ? before.secret : null,
-        previous_secret_until: graceMs > 0 ? nowMs + graceMs : null,
-        secret_rotated_at: isoNow(nowMs),
-        updated_at: isoNow(nowMs),
+        secret: this.deps.sealer.seal(secret, id),
+        previousSecret: graceMs > 0 ? before.secret : null,
+        previousSecretUntil: graceMs > 0 ? nowMs + graceMs : null,
+        secretRotatedAt: isoNow(nowMs),
+        updatedAt: isoNow(nowMs),
       };
-      this.deps.sqlite
-        .prepare(
-          'UPDATE webhook_endpoints SET secret = @secret, previous_secret = @previous_secret, previous_secret_until = @previous_secret_until, secret_rotated_at = @secret_rotated_at, updated_at = @updated_at WHERE id = @id',
-        )
-        .run(next);
+      await this.deps.repo.update(next);
       const after = toEndpoint(next);
-      this.deps.audit.record({ companyId, actor, appId: 'core', action: 'rotate', resource: RESOURCE, resourceId: id, before: toEndpoint(before), after, requestId });
-      return { ...after, secret: next.secret, previousSecretValidUntil: next.previous_secret_until !== null ? isoNow(next.previous_secret_until) : null };
-    }).immediate();
+      await w.audit({ action: 'rotate', resource: RESOURCE, resourceId: id, before: toEndpoint(before), after });
+      await this.deps.changes.bump('endpoints');
+      return { ...after, secret, previousSecretValidUntil: next.previousSecretUntil !== null ? isoNow(next.previousSecretUntil) : null };
+    });
   }
+}
+
+/**
+ * Seals what is not sealed with the current key: secrets stored in clear by an older host, and
+ * after a key rotation those sealed with an older key. Returns how many it re-sealed.
+ */
+export async function resealSecrets(
+  repo: WebhookEndpointsRepo,
+  box: { encrypt(plain: string, context: string): string; decrypt(sealed: string, context: string): string; needsReencrypt(sealed: string): boolean },
+  isSealed: (value: string) => boolean,
+): Promise<number> {
+  let count = 0;
+  for (const row of await repo.sealed()) {
+    const open = (v: string | null) => (v === null ? null : isSealed(v) ? box.decrypt(v, row.id) : v);
+    const stale = (v: string | null) => v !== null && (!isSealed(v) || box.needsReencrypt(v));
+    if (!stale(row.secret) && !stale(row.previousSecret)) continue;
+    const secret = open(row.secret)!;
+    const previous = open(row.previousSecret);
+    await repo.reseal(row.id, box.encrypt(secret, row.id), previous === null ? null : box.encrypt(previous, row.id));
+    count++;
+  }
+  return count;
 }

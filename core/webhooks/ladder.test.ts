@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { ManualClock } from '../clock.ts';
-import { DEFAULT_LADDER, maxAttempts, nextState, parseLadder } from './ladder.ts';
+import { ManualClock } from '../kernel/clock.ts';
+import { maxAttempts, nextState } from './ladder.ts';
+import { DEFAULT_LADDER, parseLadder } from '../kernel/durations.ts';
 
 describe('DEFAULT_LADDER', () => {
   it('is the spec ladder: 1 min, 5 min, 30 min, 2 h, 12 h', () => {

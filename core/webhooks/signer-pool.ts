@@ -99,6 +99,11 @@ export class SignerPool {
     });
   }
 
+  /** Items waiting to be signed: queued here and in the pool's own queue. */
+  get queueDepth(): number {
+    return this.#items.length + this.#pool.queueSize;
+  }
+
   /** Worker round trips made and items sent so far (the batching ratio, for metrics and tests). */
   get stats(): { roundTrips: number; items: number } {
     return { roundTrips: this.#roundTrips, items: this.#signed };

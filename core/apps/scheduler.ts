@@ -1,0 +1,54 @@
+// The host's scheduler: time-based events (overdue, expiring, due, reminders, pending too long)
+// declared as document-type schedules. Each tick asks every schedule, across all companies at
+// once, for the documents due now (an indexed query, not a scan of every row) and fires each
+// (document, schedule, date value) once: the firing is claimed in the database in the
+// transaction that writes the event, so restarts and several processes never fire it twice.
+import type { Clock } from '../kernel/clock.ts';
+import type { Companies } from '../tenancy/companies.ts';
+import type { AppRuntime } from './runtime.ts';
+
+export class Scheduler {
+  private timer?: NodeJS.Timeout;
+  private running?: Promise<number>;
+  /** When the last tick started (clock ms), or null before the first. */
+  lastTickAt: number | null = null;
+
+  constructor(
+    private runtime: AppRuntime,
+    private companies: Companies,
+    private clock: Clock,
+    private intervalMs = 30_000,
+  ) {}
+
+  /** Fires everything due at the clock's now; returns how many events it wrote. */
+  tick(): Promise<number> {
+    this.running ??= (async () => {
+      try {
+        let fired = 0;
+        const now = this.clock.now();
+        this.lastTickAt = now;
+        for (const app of this.runtime.list()) {
+          for (const dt of app.docTypes.values()) {
+            if (dt.decl.schedules?.length) fired += await dt.fireDue(now, (id) => this.companies.get(id));
+          }
+        }
+        return fired;
+      } finally {
+        this.running = undefined;
+      }
+    })();
+    return this.running;
+  }
+
+  start(): void {
+    if (this.timer) return;
+    this.timer = setInterval(() => void this.tick().catch(() => {}), this.intervalMs);
+    this.timer.unref();
+  }
+
+  async stop(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = undefined;
+    await this.running?.catch(() => {});
+  }
+}

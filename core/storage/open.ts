@@ -1,0 +1,120 @@
+// Opens the host's database: the embedded SQLite file by default, PostgreSQL when a
+// `postgres://` URL is given. Migrated on open. Only this folder knows which driver runs
+// underneath.
+import type { Db } from './db.ts';
+import { SqliteDb } from './sqlite.ts';
+import { migrate } from './migrate.ts';
+import { ChangeFeed, type ExternalSignal } from './changes.ts';
+import { CompaniesRepo } from './repos/companies.ts';
+import { ApiKeysRepo } from './repos/api-keys.ts';
+import { AuditRepo } from './repos/audit-log.ts';
+import { OutboxRepo } from './repos/outbox.ts';
+import { InstallsRepo } from './repos/installs.ts';
+import { AppPackagesRepo } from './repos/app-packages.ts';
+import { IdempotencyRepo } from './repos/idempotency.ts';
+import { CacheVersionsRepo } from './repos/cache-versions.ts';
+import { WebhookEndpointsRepo } from './repos/webhook-endpoints.ts';
+import { WebhookDeliveriesRepo } from './repos/webhook-deliveries.ts';
+import { DocumentTable, type FilterField } from './repos/documents.ts';
+import { PeopleRepo, ThrottlesRepo } from './repos/people.ts';
+
+export interface Storage {
+  db: Db;
+  companies: CompaniesRepo;
+  apiKeys: ApiKeysRepo;
+  audit: AuditRepo;
+  outbox: OutboxRepo;
+  installs: InstallsRepo;
+  packages: AppPackagesRepo;
+  idempotency: IdempotencyRepo;
+  endpoints: WebhookEndpointsRepo;
+  deliveries: WebhookDeliveriesRepo;
+  people: PeopleRepo;
+  throttles: ThrottlesRepo;
+  changes: ChangeFeed;
+  /** The table of one document type (created by `ensure()`). */
+  documents(table: string, filters: FilterField[], dates?: string[]): DocumentTable;
+  close(): Promise<void>;
+}
+
+export interface StorageOptions {
+  /** SQLite file, or `:memory:`; used when no `url` is given. */
+  file: string;
+  /** `postgres://…` (or `postgresql://…`): PostgreSQL instead of the SQLite file. */
+  url?: string;
+}
+
+/** The URL without its password, for messages. */
+export function redactUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = '***';
+    return u.toString();
+  } catch {
+    return 'postgres://…';
+  }
+}
+
+/** A database URL this host can open. */
+export function isDatabaseUrl(url: string): boolean {
+  return /^postgres(ql)?:\/\/./.test(url);
+}
+
+/** The database could not be opened: the message names where, never the password. */
+export class DatabaseUnavailable extends Error {
+  constructor(url: string, cause: unknown) {
+    const e = cause as { code?: string; message?: string };
+    super(`the database at ${redactUrl(url)} cannot be used: ${e?.message || e?.code || String(cause)}`, { cause });
+    this.name = 'DatabaseUnavailable';
+  }
+}
+
+async function openDb(opts: StorageOptions): Promise<{ db: Db; signal: ExternalSignal }> {
+  if (opts.url === undefined) {
+    const sqlite = new SqliteDb(opts.file);
+    return { db: sqlite, signal: { changed: () => sqlite.externalChange() } };
+  }
+  if (!isDatabaseUrl(opts.url)) throw new Error(`unsupported database URL ${JSON.stringify(redactUrl(opts.url))}: expected postgres://…`);
+  // Loaded only when asked for: a SQLite host (and every CLI read) never loads the pg driver.
+  const { PostgresDb } = await import('./postgres.ts');
+  const pg = new PostgresDb({ url: opts.url });
+  try {
+    const listener = await pg.listen();
+    return { db: pg, signal: { changed: () => listener.changed(), subscribe: (fn) => listener.subscribe(fn) } };
+  } catch (err) {
+    await pg.close().catch(() => {});
+    throw new DatabaseUnavailable(opts.url, err);
+  }
+}
+
+export async function openStorage(opts: StorageOptions): Promise<Storage> {
+  const { db, signal } = await openDb(opts);
+  try {
+    await migrate(db);
+  } catch (err) {
+    await db.close().catch(() => {});
+    throw err;
+  }
+  const changes = new ChangeFeed(db, new CacheVersionsRepo(db), signal);
+  await changes.poll();
+  return {
+    db,
+    companies: new CompaniesRepo(db),
+    apiKeys: new ApiKeysRepo(db),
+    audit: new AuditRepo(db),
+    outbox: new OutboxRepo(db),
+    installs: new InstallsRepo(db),
+    packages: new AppPackagesRepo(db),
+    idempotency: new IdempotencyRepo(db),
+    endpoints: new WebhookEndpointsRepo(db),
+    deliveries: new WebhookDeliveriesRepo(db),
+    people: new PeopleRepo(db),
+    throttles: new ThrottlesRepo(db),
+    changes,
+    documents: (table, filters, dates) => new DocumentTable(db, table, filters, dates),
+    async close() {
+      changes.stop();
+      await db.close();
+    },
+  };
+}

@@ -1,0 +1,286 @@
+// PostgreSQL behind the same asynchronous Db interface as the embedded default (node-postgres).
+// A pool serves statements outside a transaction; a transaction holds one client from BEGIN to
+// COMMIT, found through async context exactly as sqlite.ts finds its transaction, so a
+// repository called inside `transaction()` joins it, nested calls become savepoints, and
+// `afterCommit` runs after the outermost COMMIT. The repositories' `?` placeholders become `$n`.
+// Unlike the embedded default, statements outside a transaction do not wait for one to end:
+// PostgreSQL isolates them (read committed) and row locks order the writers.
+import { AsyncLocalStorage } from 'node:async_hooks';
+import pg from 'pg';
+import type { Db, Params } from './db.ts';
+import { postgresDialect, PG_CHANGE_CHANNEL } from './dialect.ts';
+
+interface Tx {
+  client: pg.PoolClient;
+  depth: number;
+  open: boolean;
+  after: (() => void)[];
+}
+
+const INT8 = 20;
+const NUMERIC = 1700;
+
+/**
+ * Counts and ids as JS numbers (int8 would arrive as strings); bytea already arrives as a Buffer.
+ * Every int8 the schema holds (sequence numbers, Unix milliseconds) is far below 2^53.
+ */
+const types = {
+  getTypeParser(oid: number, format?: 'text' | 'binary') {
+    if (oid === INT8 || oid === NUMERIC) return (v: string) => Number(v);
+    return pg.types.getTypeParser(oid, format as 'text');
+  },
+} as pg.CustomTypesConfig;
+
+/** `?` → `$1, $2, …` (the repositories' SQL never holds a `?` inside a string literal). */
+export function numberPlaceholders(sql: string): string {
+  let n = 0;
+  return sql.replace(/\?/g, () => `$${++n}`);
+}
+
+
+export interface PostgresOptions {
+  /** `postgres://user:password@host:port/database` (libpq parameters such as `?sslmode=` or `?options=` pass through). */
+  url: string;
+  /** Most connections the pool opens (the listening connection is one more). */
+  max?: number;
+}
+
+export class PostgresDb implements Db {
+  readonly dialect = postgresDialect;
+  readonly pool: pg.Pool;
+  private readonly als = new AsyncLocalStorage<Tx>();
+  private readonly rewritten = new Map<string, string>();
+  private readonly transactions = new Set<Promise<unknown>>();
+  private listener?: ChangeListener;
+
+  constructor(private readonly opts: PostgresOptions) {
+    this.pool = new pg.Pool({ connectionString: opts.url, max: opts.max ?? 10, types, idleTimeoutMillis: 30_000 });
+    // An idle client that loses its server must not take the process down; the next query reconnects.
+    this.pool.on('error', () => {});
+  }
+
+  private sql(text: string): string {
+    let s = this.rewritten.get(text);
+    if (s === undefined) {
+      s = numberPlaceholders(text);
+      if (this.rewritten.size < 5000) this.rewritten.set(text, s);
+    }
+    return s;
+  }
+
+  private current(): Tx | undefined {
+    const tx = this.als.getStore();
+    return tx?.open ? tx : undefined;
+  }
+
+  private query<T extends pg.QueryResultRow>(sql: string, params: Params): Promise<pg.QueryResult<T>> {
+    const text = this.sql(sql);
+    const values = params as unknown[];
+    const tx = this.current();
+    return tx ? tx.client.query<T>(text, values) : this.pool.query<T>(text, values);
+  }
+
+  async all<T>(sql: string, params: Params = []): Promise<T[]> {
+    return (await this.query(sql, params)).rows as T[];
+  }
+
+  async get<T>(sql: string, params: Params = []): Promise<T | undefined> {
+    return (await this.query(sql, params)).rows[0] as T | undefined;
+  }
+
+  async run(sql: string, params: Params = []): Promise<{ changes: number }> {
+    return { changes: (await this.query(sql, params)).rowCount ?? 0 };
+  }
+
+  async exec(sql: string): Promise<void> {
+    // No parameters: the simple protocol, which runs several statements at once.
+    const tx = this.current();
+    await (tx ? tx.client.query(sql) : this.pool.query(sql));
+  }
+
+  inTransaction(): boolean {
+    return this.current() !== undefined;
+  }
+
+  afterCommit(fn: () => void): void {
+    const tx = this.current();
+    if (tx) tx.after.push(fn);
+    else fn();
+  }
+
+  transaction<T>(fn: () => Promise<T>): Promise<T> {
+    const outer = this.current();
+    if (outer) return this.savepoint(outer, fn);
+    const run = this.outermost(fn);
+    this.transactions.add(run);
+    const forget = () => this.transactions.delete(run);
+    run.then(forget, forget);
+    return run;
+  }
+
+  private async outermost<T>(fn: () => Promise<T>): Promise<T> {
+    const client = await this.pool.connect();
+    const tx: Tx = { client, depth: 0, open: true, after: [] };
+    let broken: Error | undefined;
+    // A checked-out client has no listener of the pool's: a connection lost between two
+    // statements would otherwise be an unhandled 'error' event (the next statement fails anyway).
+    const lost = (e: Error) => (broken = e);
+    client.on('error', lost);
+    try {
+      await client.query('BEGIN');
+      const result = await this.als.run(tx, fn);
+      await client.query('COMMIT');
+      tx.open = false;
+      for (const f of tx.after) f();
+      return result;
+    } catch (err) {
+      if (tx.open) {
+        tx.open = false;
+        // A client that cannot even roll back is closed rather than handed to the next caller.
+        await client.query('ROLLBACK').catch((e: Error) => (broken = e));
+      }
+      throw err;
+    } finally {
+      client.off('error', lost);
+      client.release(broken);
+    }
+  }
+
+  private async savepoint<T>(tx: Tx, fn: () => Promise<T>): Promise<T> {
+    const name = `sp${++tx.depth}`;
+    const after = tx.after.length;
+    await tx.client.query(`SAVEPOINT ${name}`);
+    try {
+      const result = await fn();
+      await tx.client.query(`RELEASE SAVEPOINT ${name}`);
+      return result;
+    } catch (err) {
+      await tx.client.query(`ROLLBACK TO SAVEPOINT ${name}; RELEASE SAVEPOINT ${name}`);
+      tx.after.length = after;
+      throw err;
+    } finally {
+      tx.depth--;
+    }
+  }
+
+  /**
+   * What another process committed, heard through LISTEN on one dedicated connection: the
+   * change feed's signal. Started once; closed with the database.
+   */
+  async listen(): Promise<ChangeListener> {
+    if (!this.listener) {
+      this.listener = new ChangeListener(this.opts.url);
+      await this.listener.start();
+    }
+    return this.listener;
+  }
+
+  private closing?: Promise<void>;
+
+  close(): Promise<void> {
+    this.closing ??= (async () => {
+      await this.listener?.close();
+      // Transactions under way finish (commit or roll back) before their connections go.
+      await Promise.allSettled([...this.transactions]);
+      await this.pool.end();
+    })();
+    return this.closing;
+  }
+}
+
+/**
+ * One listening connection per process. `changed()` is true when a notification for this schema
+ * arrived since the last call; while the connection is down (and once it is back, for what it
+ * missed) it is always true, so the change feed falls back to polling; and at least every
+ * `safetyMs` anyway.
+ */
+export class ChangeListener {
+  private client?: pg.Client;
+  private schema = 'public';
+  private heard = true;
+  private connected = false;
+  private closed = false;
+  private retryMs = 250;
+  private retry?: NodeJS.Timeout;
+  private lastTrue = 0;
+  private readonly subscribers = new Set<() => void>();
+
+  constructor(
+    private readonly url: string,
+    private readonly safetyMs = 10_000,
+  ) {}
+
+  async start(): Promise<void> {
+    await this.connect();
+  }
+
+  private async connect(): Promise<void> {
+    const client = new pg.Client({ connectionString: this.url, types });
+    client.on('notification', (msg) => {
+      if (msg.channel !== PG_CHANGE_CHANNEL || !msg.payload?.startsWith(`${this.schema}:`)) return;
+      this.heard = true;
+      for (const fn of this.subscribers) fn();
+    });
+    client.on('error', () => this.lost(client));
+    client.on('end', () => this.lost(client));
+    this.client = client;
+    await client.connect();
+    this.schema = (await client.query<{ s: string }>('SELECT current_schema() AS s')).rows[0].s;
+    await client.query(`LISTEN ${PG_CHANGE_CHANNEL}`);
+    this.connected = true;
+    this.retryMs = 250;
+    // Whatever was written while nobody listened.
+    this.heard = true;
+    for (const fn of this.subscribers) fn();
+  }
+
+  private lost(client: pg.Client): void {
+    if (this.client !== client) return;
+    this.client = undefined;
+    this.connected = false;
+    this.heard = true;
+    client.end().catch(() => {});
+    if (this.closed || this.retry) return;
+    this.retry = setTimeout(() => {
+      this.retry = undefined;
+      if (this.closed) return;
+      this.connect().catch(() => {
+        const c = this.client;
+        this.retryMs = Math.min(this.retryMs * 2, 10_000);
+        if (c) this.lost(c);
+      });
+    }, this.retryMs);
+    this.retry.unref();
+  }
+
+  /** Whether another process may have written since the last call (cheap: no query). */
+  changed(): boolean {
+    const now = Date.now();
+    if (this.heard || !this.connected || now - this.lastTrue >= this.safetyMs) {
+      this.heard = false;
+      this.lastTrue = now;
+      return true;
+    }
+    return false;
+  }
+
+  /** Whether the connection listens now (false: the feed polls on every check). */
+  get listening(): boolean {
+    return this.connected;
+  }
+
+  /** Calls `fn` whenever a notification for this schema arrives. */
+  subscribe(fn: () => void): () => void {
+    this.subscribers.add(fn);
+    return () => this.subscribers.delete(fn);
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    if (this.retry) clearTimeout(this.retry);
+    const c = this.client;
+    this.client = undefined;
+    this.connected = false;
+    await c?.end().catch(() => {});
+  }
+}

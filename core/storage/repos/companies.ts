@@ -1,0 +1,26 @@
+import type { Db } from '../db.ts';
+
+export interface CompanyRow {
+  id: string;
+  name: string;
+  currency: string;
+  createdAt: string;
+}
+
+const COLUMNS = 'id, name, currency, created_at AS "createdAt"';
+
+export class CompaniesRepo {
+  constructor(private db: Db) {}
+
+  async insert(c: CompanyRow): Promise<void> {
+    await this.db.run('INSERT INTO companies (id, name, currency, created_at) VALUES (?, ?, ?, ?)', [c.id, c.name, c.currency, c.createdAt]);
+  }
+
+  get(id: string): Promise<CompanyRow | undefined> {
+    return this.db.get<CompanyRow>(`SELECT ${COLUMNS} FROM companies WHERE id = ?`, [id]);
+  }
+
+  list(): Promise<CompanyRow[]> {
+    return this.db.all<CompanyRow>(`SELECT ${COLUMNS} FROM companies ORDER BY created_at, id`);
+  }
+}

@@ -1,0 +1,185 @@
+// The table of one document type: the columns every document has, its JSON body, and indexes
+// for the fields it can be filtered by and the dates its schedules watch. One instance per
+// document type, shared by every company (each row carries its company).
+import type { Db } from '../db.ts';
+import { ident, type JsonKind } from '../dialect.ts';
+import type { TableDef } from '../schema.ts';
+import { migrate } from '../migrate.ts';
+
+export interface DocRow {
+  id: string;
+  state: string | null;
+  /** The body as JSON text. */
+  data: string;
+  created_at: string;
+  updated_at: string;
+  state_changed_at: string;
+}
+
+/** A manifest's test on one field (exactly one comparison). */
+export interface Condition {
+  field: string;
+  equals?: string | number | boolean;
+  in?: (string | number)[];
+  present?: boolean;
+  below?: number;
+  above?: number;
+}
+
+export interface FilterField {
+  name: string;
+  kind: JsonKind;
+}
+
+/** `doc_<app>_<type>`, lower case. */
+export function docTableName(appId: string, typeName: string): string {
+  return `doc_${appId.replace(/-/g, '_')}_${typeName.toLowerCase()}`;
+}
+
+const SELECT = 'SELECT id, state, data, created_at, updated_at, state_changed_at FROM';
+
+/** The columns of the dates every document has. */
+const SYSTEM_DATES: Record<string, string> = { createdAt: 'created_at', updatedAt: 'updated_at', stateChangedAt: 'state_changed_at' };
+
+export class DocumentTable {
+  private readonly t: string;
+
+  constructor(
+    private db: Db,
+    readonly table: string,
+    private filters: FilterField[],
+    /** Dates that schedules watch: body fields (compared with a day) and the system times (createdAt, updatedAt, stateChangedAt). */
+    private dates: string[] = [],
+  ) {
+    if (!/^[a-z][a-z0-9_]*$/.test(table)) throw new Error(`unsafe table name ${table}`);
+    this.t = ident(db.dialect.stored(table));
+  }
+
+  private field(name: string): string {
+    if (name === 'state') return 'state';
+    const f = this.filters.find((x) => x.name === name);
+    return this.db.dialect.jsonField('data', name, f?.kind ?? 'text');
+  }
+
+  definition(): TableDef {
+    const indexes: TableDef['indexes'] = {
+      [`${this.table}_company`]: { columns: ['company_id', 'seq'] },
+      [`${this.table}_state`]: { columns: ['company_id', 'state', 'seq'] },
+    };
+    for (const f of this.filters) indexes[`${this.table}_f_${f.name.toLowerCase()}`] = { columns: ['company_id', this.field(f.name), 'seq'] };
+    for (const d of this.dates) indexes[`${this.table}_d_${d.toLowerCase()}`] = { columns: ['state', SYSTEM_DATES[d] ?? this.db.dialect.jsonField('data', d, 'text')] };
+    return {
+      name: this.table,
+      columns: {
+        seq: { type: 'serial' },
+        id: { type: 'text', notNull: true, unique: true },
+        company_id: { type: 'text', notNull: true },
+        state: { type: 'text' },
+        data: { type: 'text', notNull: true },
+        created_at: { type: 'text', notNull: true },
+        updated_at: { type: 'text', notNull: true },
+        // When the document entered its state (schedules such as "pending longer than 3 days").
+        state_changed_at: { type: 'text', notNull: true, default: '' },
+      },
+      indexes,
+    };
+  }
+
+  /** Creates the table and its indexes where missing. */
+  async ensure(): Promise<void> {
+    await migrate(this.db, { tables: [this.definition()] });
+  }
+
+  async insert(companyId: string, r: DocRow): Promise<void> {
+    await this.db.run(`INSERT INTO ${this.t} (id, company_id, state, data, created_at, updated_at, state_changed_at) VALUES (?, ?, ?, ?, ?, ?, ?)`, [
+      r.id, companyId, r.state, r.data, r.created_at, r.updated_at, r.state_changed_at,
+    ]);
+  }
+
+  get(companyId: string, id: string): Promise<DocRow | undefined> {
+    return this.db.get<DocRow>(`${SELECT} ${this.t} WHERE company_id = ? AND id = ?`, [companyId, id]);
+  }
+
+  async update(companyId: string, r: DocRow): Promise<void> {
+    await this.db.run(`UPDATE ${this.t} SET state = ?, data = ?, updated_at = ?, state_changed_at = ? WHERE company_id = ? AND id = ?`, [
+      r.state, r.data, r.updated_at, r.state_changed_at, companyId, r.id,
+    ]);
+  }
+
+  async remove(companyId: string, id: string): Promise<void> {
+    await this.db.run(`DELETE FROM ${this.t} WHERE company_id = ? AND id = ?`, [companyId, id]);
+  }
+
+  async purgeCompany(companyId: string): Promise<number> {
+    return (await this.db.run(`DELETE FROM ${this.t} WHERE company_id = ?`, [companyId])).changes;
+  }
+
+  /**
+   * A page of a company's documents with equality filters (field names sorted by the caller), in
+   * creation order or by a filterable field or the state (`order.field`), ties in creation order.
+   */
+  async page(companyId: string, filters: [string, unknown][], page: number, pageSize: number, order?: { field: string; desc: boolean }): Promise<{ rows: DocRow[]; total: number }> {
+    const where = ['company_id = ?', ...filters.map(([f]) => `${this.field(f)} = ?`)].join(' AND ');
+    const args = [companyId, ...filters.map(([, v]) => (typeof v === 'boolean' ? Number(v) : v))];
+    const dir = order?.desc ? 'DESC' : 'ASC';
+    const by = !order || order.field === 'seq' ? `seq ${dir}` : `${this.field(order.field)} ${dir}, seq ${dir}`;
+    const total = (await this.db.get<{ n: number }>(`SELECT count(*) AS n FROM ${this.t} WHERE ${where}`, args))!.n;
+    const rows = await this.db.all<DocRow>(`${SELECT} ${this.t} WHERE ${where} ORDER BY ${by} LIMIT ? OFFSET ?`, [...args, pageSize, (page - 1) * pageSize]);
+    return { rows, total: Number(total) };
+  }
+
+  /**
+   * Documents, of every company, that a schedule finds due and that have not fired for this date
+   * value yet: in one of `states`, with `date` (a body field, or a system column) at or before
+   * `cutoff` (a `YYYY-MM-DD` or ISO time), in companies where the app is enabled. Indexed by state and date.
+   */
+  async due(
+    schedule: string,
+    q: { appId: string; date: string; states?: string[]; when?: Condition; cutoff: string; limit: number },
+  ): Promise<(DocRow & { company_id: string; occurrence: string })[]> {
+    // Columns are qualified, and the enabled companies are a semi-join: company_apps has a state
+    // and an updated_at of its own.
+    const dateSql = q.date in SYSTEM_DATES ? `d.${SYSTEM_DATES[q.date]}` : this.db.dialect.jsonField('data', q.date, 'text');
+    const where = [
+      "d.company_id IN (SELECT a.company_id FROM company_apps a WHERE a.app_id = ? AND a.state = 'enabled')",
+      `${dateSql} IS NOT NULL`, `${dateSql} <> ''`, `${dateSql} <= ?`,
+    ];
+    const args: unknown[] = [q.appId, q.cutoff];
+    if (q.states) {
+      where.push(`d.state IN (${q.states.map(() => '?').join(', ')})`);
+      args.push(...q.states);
+    }
+    if (q.when) {
+      const c = this.condition(q.when);
+      where.push(c.sql);
+      args.push(...c.args);
+    }
+    return this.db.all(
+      `SELECT d.id, d.company_id, d.state, d.data, d.created_at, d.updated_at, d.state_changed_at, ${dateSql} AS occurrence FROM ${this.t} d
+       WHERE ${where.join(' AND ')}
+         AND NOT EXISTS (SELECT 1 FROM schedule_firings f WHERE f.doc_table = ? AND f.doc_id = d.id AND f.schedule = ? AND f.occurrence = ${dateSql})
+       ORDER BY d.seq LIMIT ?`,
+      [...args, this.table, schedule, q.limit],
+    );
+  }
+
+  /** A manifest condition as SQL over the document's row. */
+  private condition(c: Condition): { sql: string; args: unknown[] } {
+    const kind: JsonKind = typeof c.equals === 'number' || c.below !== undefined || c.above !== undefined ? 'number' : typeof c.equals === 'boolean' ? 'boolean' : 'text';
+    const f = c.field === 'state' ? 'd.state' : this.db.dialect.jsonField('data', c.field, kind);
+    if (c.equals !== undefined) return { sql: `${f} = ?`, args: [typeof c.equals === 'boolean' ? Number(c.equals) : c.equals] };
+    if (c.in !== undefined) return { sql: `${f} IN (${c.in.map(() => '?').join(', ')})`, args: c.in };
+    if (c.present !== undefined) return { sql: c.present ? `${f} IS NOT NULL` : `${f} IS NULL`, args: [] };
+    if (c.below !== undefined) return { sql: `${f} < ?`, args: [c.below] };
+    return { sql: `${f} > ?`, args: [c.above] };
+  }
+
+  /** Claims a schedule's firing for a document; false if it already fired (another process, or before a restart). */
+  async claim(companyId: string, docId: string, schedule: string, occurrence: string, at: string): Promise<boolean> {
+    const { changes } = await this.db.run(
+      'INSERT INTO schedule_firings (doc_table, doc_id, schedule, occurrence, company_id, fired_at) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING',
+      [this.table, docId, schedule, occurrence, companyId, at],
+    );
+    return changes === 1;
+  }
+}

@@ -1,0 +1,142 @@
+// The embedded default: one better-sqlite3 connection behind the asynchronous Db interface.
+// SQLite runs one writer at a time and this connection is shared by every request, so a
+// transaction holds the connection: statements from outside it wait until it ends (they would
+// otherwise read its uncommitted rows or be rolled back with it). Statements are prepared once
+// per SQL text.
+import fs from 'node:fs';
+import path from 'node:path';
+import { AsyncLocalStorage } from 'node:async_hooks';
+import Database from 'better-sqlite3';
+import type { Db, Params } from './db.ts';
+import { sqliteDialect } from './dialect.ts';
+
+interface Tx {
+  depth: number;
+  open: boolean;
+  after: (() => void)[];
+}
+
+export class SqliteDb implements Db {
+  readonly dialect = sqliteDialect;
+  private readonly conn: Database.Database;
+  private readonly statements = new Map<string, Database.Statement>();
+  private readonly als = new AsyncLocalStorage<Tx>();
+  /** Set while a transaction holds the connection; resolves when it ends. */
+  private held: Promise<void> | null = null;
+  private readonly dataVersion: Database.Statement;
+  private seenVersion: number;
+
+  constructor(file: string) {
+    if (file !== ':memory:') fs.mkdirSync(path.dirname(file), { recursive: true });
+    this.conn = new Database(file);
+    this.conn.pragma('journal_mode = WAL');
+    this.conn.pragma('synchronous = NORMAL');
+    this.conn.pragma('foreign_keys = ON');
+    this.conn.pragma('busy_timeout = 5000');
+    this.dataVersion = this.conn.prepare('PRAGMA data_version').pluck();
+    this.seenVersion = this.dataVersion.get() as number;
+  }
+
+  private stmt(sql: string): Database.Statement {
+    let s = this.statements.get(sql);
+    if (!s) {
+      s = this.conn.prepare(sql);
+      this.statements.set(sql, s);
+    }
+    return s;
+  }
+
+  private current(): Tx | undefined {
+    const tx = this.als.getStore();
+    return tx?.open ? tx : undefined;
+  }
+
+  // Each method waits in its own loop and then runs its statement in the same synchronous step:
+  // a wait in a helper would add a microtask hop in which another flow could take the connection.
+
+  async all<T>(sql: string, params: Params = []): Promise<T[]> {
+    while (this.held && !this.current()) await this.held;
+    return this.stmt(sql).all(...params) as T[];
+  }
+
+  async get<T>(sql: string, params: Params = []): Promise<T | undefined> {
+    while (this.held && !this.current()) await this.held;
+    return this.stmt(sql).get(...params) as T | undefined;
+  }
+
+  async run(sql: string, params: Params = []): Promise<{ changes: number }> {
+    while (this.held && !this.current()) await this.held;
+    return { changes: this.stmt(sql).run(...params).changes };
+  }
+
+  async exec(sql: string): Promise<void> {
+    while (this.held && !this.current()) await this.held;
+    this.conn.exec(sql);
+  }
+
+  inTransaction(): boolean {
+    return this.current() !== undefined;
+  }
+
+  afterCommit(fn: () => void): void {
+    const tx = this.current();
+    if (tx) tx.after.push(fn);
+    else fn();
+  }
+
+  async transaction<T>(fn: () => Promise<T>): Promise<T> {
+    const outer = this.current();
+    if (outer) return this.savepoint(outer, fn);
+    while (this.held) await this.held;
+    let release!: () => void;
+    this.held = new Promise((r) => (release = r));
+    const tx: Tx = { depth: 0, open: true, after: [] };
+    try {
+      // IMMEDIATE takes the write lock now: a concurrent writer (the CLI) waits on busy_timeout
+      // instead of failing the transaction at its first write.
+      this.conn.exec('BEGIN IMMEDIATE');
+      const result = await this.als.run(tx, fn);
+      this.conn.exec('COMMIT');
+      tx.open = false;
+      for (const f of tx.after) f();
+      return result;
+    } catch (err) {
+      tx.open = false;
+      if (this.conn.inTransaction) this.conn.exec('ROLLBACK');
+      throw err;
+    } finally {
+      this.held = null;
+      release();
+    }
+  }
+
+  private async savepoint<T>(tx: Tx, fn: () => Promise<T>): Promise<T> {
+    const name = `sp${++tx.depth}`;
+    const after = tx.after.length;
+    this.conn.exec(`SAVEPOINT ${name}`);
+    try {
+      const result = await fn();
+      this.conn.exec(`RELEASE ${name}`);
+      return result;
+    } catch (err) {
+      this.conn.exec(`ROLLBACK TO ${name}; RELEASE ${name}`);
+      tx.after.length = after;
+      throw err;
+    } finally {
+      tx.depth--;
+    }
+  }
+
+  /** Whether another connection (the CLI, another process) committed since the last call. */
+  externalChange(): boolean {
+    const v = this.dataVersion.get() as number;
+    if (v === this.seenVersion) return false;
+    this.seenVersion = v;
+    return true;
+  }
+
+  async close(): Promise<void> {
+    if (this.held) await this.held;
+    this.conn.close();
+  }
+}

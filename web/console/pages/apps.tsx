@@ -1,0 +1,205 @@
+// Settings → Apps (Owner): install, enable, disable, upgrade after seeing the dry-run plan,
+// uninstall (data kept) and purge.
+import { useState } from 'preact/hooks';
+import { api } from '../api.ts';
+import { t } from '../i18n.ts';
+import type { AppInfo } from '../types.ts';
+import { ConfirmDialog, Dialog, ErrorBanner, Loading, Notice, PageHeader, useAsync } from '../ui.tsx';
+import { useWorkspace } from '../workspace.tsx';
+
+interface Diff {
+  added?: string[];
+  removed?: string[];
+}
+interface Plan {
+  appId: string;
+  from: string;
+  to: string;
+  permissions?: Diff & { changed?: { permission: string; from: string; to: string }[] };
+  routes?: Diff;
+  documentTypes?: Diff;
+  topics?: Diff;
+  migrations?: string[];
+}
+
+type Step = 'enable' | 'disable' | 'uninstall' | 'purge';
+
+export function Apps() {
+  const ws = useWorkspace();
+  const apps = useAsync(() => api<{ data: AppInfo[] }>('GET', '/api/v1/apps'), []);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<unknown>();
+  const [notice, setNotice] = useState<string>();
+  const [plan, setPlan] = useState<{ app: AppInfo; plan: Plan } | null>(null);
+  const [confirm, setConfirm] = useState<{ app: AppInfo; step: Step } | null>(null);
+  const [filter, setFilter] = useState('');
+
+  const act = async (fn: () => Promise<string>) => {
+    setBusy(true);
+    setError(undefined);
+    setNotice(undefined);
+    try {
+      setNotice(await fn());
+      apps.reload();
+      await ws.reload();
+    } catch (err) {
+      setError(err);
+    } finally {
+      setBusy(false);
+    }
+  };
+  const step = (app: AppInfo, s: Step) =>
+    act(async () => {
+      await api('POST', `/api/v1/apps/${app.id}/${s}`);
+      setConfirm(null);
+      return t(`apps.done.${s}` as 'apps.done.enable', { name: app.name });
+    });
+  const list = (apps.data?.data ?? []).filter((a) => !filter || `${a.name} ${a.id} ${a.description}`.toLowerCase().includes(filter.toLowerCase()));
+
+  return (
+    <section>
+      <PageHeader title={t('apps.title')} />
+      {notice && <Notice kind="success">{notice}</Notice>}
+      <ErrorBanner error={error ?? apps.error} />
+      <label for="app-filter" class="sr-only">
+        {t('apps.filter')}
+      </label>
+      <input id="app-filter" type="search" placeholder={t('apps.filter')} value={filter} onInput={(e) => setFilter((e.currentTarget as HTMLInputElement).value)} />
+      {apps.loading && !apps.data && <Loading />}
+      <ul class="cards apps">
+        {list.map((a) => (
+          <li class="card">
+            <h2 class="h3">{a.name}</h2>
+            <p class="muted small mono">
+              {a.id} · {a.installedVersion ?? a.version}
+            </p>
+            <p>{a.description}</p>
+            <p>
+              <span class={`badge app-${a.state}`}>{t(`apps.state.${a.state}` as 'apps.state.enabled')}</span>
+              {a.upgradeAvailable && <span class="badge">{t('apps.upgradeTo', { version: a.version })}</span>}
+            </p>
+            <div class="actions">
+              {(a.state === 'not_installed' || a.state === 'uninstalled') && (
+                <button type="button" class="primary" disabled={busy} onClick={() => act(async () => (await api('POST', '/api/v1/apps', { appId: a.id }), t('apps.done.install', { name: a.name })))}>
+                  {t('apps.install')}
+                </button>
+              )}
+              {a.state === 'disabled' && (
+                <button type="button" disabled={busy} onClick={() => step(a, 'enable')}>
+                  {t('apps.enable')}
+                </button>
+              )}
+              {a.state === 'enabled' && (
+                <button type="button" disabled={busy} onClick={() => setConfirm({ app: a, step: 'disable' })}>
+                  {t('apps.disable')}
+                </button>
+              )}
+              {a.upgradeAvailable && (
+                <button type="button" disabled={busy} onClick={() => act(async () => (setPlan({ app: a, plan: (await api<{ data: Plan }>('GET', `/api/v1/apps/${a.id}/upgrade`)).data }), ''))}>
+                  {t('apps.upgrade')}
+                </button>
+              )}
+              {(a.state === 'enabled' || a.state === 'disabled') && (
+                <button type="button" class="danger" disabled={busy} onClick={() => setConfirm({ app: a, step: 'uninstall' })}>
+                  {t('apps.uninstall')}
+                </button>
+              )}
+              {a.state === 'uninstalled' && (
+                <button type="button" class="danger" disabled={busy} onClick={() => setConfirm({ app: a, step: 'purge' })}>
+                  {t('apps.purge')}
+                </button>
+              )}
+            </div>
+          </li>
+        ))}
+      </ul>
+      <ConfirmDialog
+        open={confirm !== null}
+        title={confirm ? t(`apps.confirm.${confirm.step}` as 'apps.confirm.disable', { name: confirm.app.name }) : ''}
+        body={confirm && <p>{t(`apps.explain.${confirm.step}` as 'apps.explain.disable')}</p>}
+        confirmLabel={confirm ? t(`apps.${confirm.step}` as 'apps.disable') : ''}
+        danger={confirm?.step !== 'enable'}
+        busy={busy}
+        onConfirm={() => confirm && step(confirm.app, confirm.step)}
+        onCancel={() => setConfirm(null)}
+      />
+      <Dialog open={plan !== null} title={plan ? t('apps.planTitle', { name: plan.app.name, from: plan.plan.from, to: plan.plan.to }) : ''} onClose={() => setPlan(null)} wide>
+        {plan && <PlanView plan={plan.plan} />}
+        <div class="actions">
+          <button
+            type="button"
+            class="primary"
+            disabled={busy}
+            onClick={() =>
+              plan &&
+              act(async () => {
+                await api('POST', `/api/v1/apps/${plan.app.id}/upgrade`, { confirm: true, version: plan.plan.to });
+                const name = plan.app.name;
+                setPlan(null);
+                return t('apps.done.upgrade', { name, version: plan.plan.to });
+              })
+            }
+          >
+            {t('apps.upgradeConfirm', { version: plan?.plan.to ?? '' })}
+          </button>
+          <button type="button" onClick={() => setPlan(null)}>
+            {t('action.cancel')}
+          </button>
+        </div>
+      </Dialog>
+    </section>
+  );
+}
+
+function PlanView({ plan }: { plan: Plan }) {
+  const sections: [string, string[] | undefined, string[] | undefined][] = [
+    [t('apps.plan.permissions'), plan.permissions?.added, plan.permissions?.removed],
+    [t('apps.plan.routes'), plan.routes?.added, plan.routes?.removed],
+    [t('apps.plan.documentTypes'), plan.documentTypes?.added, plan.documentTypes?.removed],
+    [t('apps.plan.topics'), plan.topics?.added, plan.topics?.removed],
+  ];
+  const changed = plan.permissions?.changed ?? [];
+  const nothing = sections.every(([, a, r]) => !a?.length && !r?.length) && !changed.length && !plan.migrations?.length;
+  return (
+    <div class="plan">
+      {nothing && <p>{t('apps.plan.nothing')}</p>}
+      {sections.map(([title, added, removed]) =>
+        added?.length || removed?.length ? (
+          <div>
+            <h3 class="h4">{title}</h3>
+            <ul class="mono small" dir="ltr">
+              {(added ?? []).map((x) => (
+                <li class="added">+ {x}</li>
+              ))}
+              {(removed ?? []).map((x) => (
+                <li class="removed">− {x}</li>
+              ))}
+            </ul>
+          </div>
+        ) : null,
+      )}
+      {changed.length > 0 && (
+        <div>
+          <h3 class="h4">{t('apps.plan.roles')}</h3>
+          <ul class="mono small" dir="ltr">
+            {changed.map((c) => (
+              <li>
+                {c.permission}: {c.from} → {c.to}
+              </li>
+            ))}
+          </ul>
+        </div>
+      )}
+      {plan.migrations?.length ? (
+        <div>
+          <h3 class="h4">{t('apps.plan.migrations')}</h3>
+          <ul class="mono small" dir="ltr">
+            {plan.migrations.map((m) => (
+              <li>{m}</li>
+            ))}
+          </ul>
+        </div>
+      ) : null}
+    </div>
+  );
+}

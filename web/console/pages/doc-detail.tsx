@@ -1,0 +1,133 @@
+// One document: every field, its state, the transitions the person may run from that state,
+// edit and delete.
+import { useState } from 'preact/hooks';
+import { useLocation } from 'preact-iso';
+import { api } from '../api.ts';
+import { Value, forgetTitles } from '../fields.tsx';
+import { formatDateTime } from '../format.ts';
+import { t } from '../i18n.ts';
+import type { Doc } from '../types.ts';
+import { ConfirmDialog, ErrorBanner, Loading, Notice, PageHeader, useAsync } from '../ui.tsx';
+import { useWorkspace } from '../workspace.tsx';
+import { StateBadge } from './doc-list.tsx';
+import { NotFound } from './not-found.tsx';
+
+export function DocDetail({ resource, id }: { resource: string; id: string }) {
+  const ws = useWorkspace();
+  const meta = ws.byResource.get(resource);
+  const loc = useLocation();
+  const [doc, setDoc] = useState<Doc | undefined>();
+  const loaded = useAsync(async () => {
+    const r = await api<{ data: Doc }>('GET', `/api/v1/${resource}/${encodeURIComponent(id)}`);
+    setDoc(r.data);
+    return r.data;
+  }, [resource, id]);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<unknown>();
+  const [done, setDone] = useState<string | undefined>(loc.query.saved ? t('doc.saved') : undefined);
+  const [confirmDelete, setConfirmDelete] = useState(false);
+  if (!meta) return <NotFound />;
+  const current = doc ?? loaded.data;
+
+  const run = async (name: string, label: string) => {
+    setBusy(true);
+    setError(undefined);
+    setDone(undefined);
+    try {
+      const r = await api<{ data: Doc }>('POST', `/api/v1/${resource}/${encodeURIComponent(id)}/${name}`);
+      setDoc(r.data);
+      setDone(t('doc.transitioned', { action: label }));
+    } catch (err) {
+      setError(err);
+    } finally {
+      setBusy(false);
+    }
+  };
+  const remove = async () => {
+    setBusy(true);
+    try {
+      await api('DELETE', `/api/v1/${resource}/${encodeURIComponent(id)}`);
+      forgetTitles();
+      loc.route(`/d/${resource}`);
+    } catch (err) {
+      setError(err);
+      setConfirmDelete(false);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const title = current && meta.titleField && current[meta.titleField] ? String(current[meta.titleField]) : `${meta.label} ${id}`;
+  const transitions = current ? meta.transitions.filter((x) => x.allowed && current.state !== undefined && x.from.includes(current.state)) : [];
+  const currency = String(current?.currency ?? ws.company.currency);
+
+  return (
+    <section>
+      <p class="crumbs">
+        <a href={`/d/${resource}`}>{meta.labelPlural}</a>
+      </p>
+      <PageHeader title={title}>
+        {current && transitions.map((x) => (
+          <button type="button" class="primary" disabled={busy} onClick={() => run(x.name, x.label)}>
+            {x.label}
+          </button>
+        ))}
+        {current && meta.permissions.update && (
+          <a class="button" href={`/d/${resource}/${encodeURIComponent(id)}/edit`}>
+            {t('action.edit')}
+          </a>
+        )}
+        {current && meta.permissions.delete && (
+          <button type="button" class="danger" disabled={busy} onClick={() => setConfirmDelete(true)}>
+            {t('action.delete')}
+          </button>
+        )}
+      </PageHeader>
+      {done && <Notice kind="success">{done}</Notice>}
+      <ErrorBanner error={error ?? loaded.error} />
+      {!current && loaded.loading && <Loading />}
+      {current && (
+        <dl class="fields">
+          <div>
+            <dt>{t('doc.id')}</dt>
+            <dd class="mono">{current.id}</dd>
+          </div>
+          {current.state !== undefined && (
+            <div>
+              <dt>{t('doc.state')}</dt>
+              <dd>
+                <StateBadge meta={meta} state={current.state} />
+              </dd>
+            </div>
+          )}
+          {meta.fields.map((f) => (
+            <div class={f.type === 'lines' ? 'wide' : ''}>
+              <dt>{f.label}</dt>
+              <dd>
+                <Value field={f} value={current[f.name]} currency={currency} />
+              </dd>
+            </div>
+          ))}
+          <div>
+            <dt>{t('doc.created')}</dt>
+            <dd>{formatDateTime(current.createdAt)}</dd>
+          </div>
+          <div>
+            <dt>{t('doc.updated')}</dt>
+            <dd>{formatDateTime(current.updatedAt)}</dd>
+          </div>
+        </dl>
+      )}
+      <ConfirmDialog
+        open={confirmDelete}
+        title={t('doc.deleteTitle', { type: meta.label })}
+        body={<p>{t('doc.deleteBody', { title })}</p>}
+        confirmLabel={t('action.delete')}
+        danger
+        busy={busy}
+        onConfirm={remove}
+        onCancel={() => setConfirmDelete(false)}
+      />
+    </section>
+  );
+}

@@ -1,0 +1,82 @@
+// Shapes the console reads from the API (see the OpenAPI document for the full ones).
+
+export interface FieldMeta {
+  name: string;
+  type: 'string' | 'number' | 'integer' | 'boolean' | 'date' | 'enum' | 'money' | 'reference' | 'lines';
+  label: string;
+  required: boolean;
+  readOnly: boolean;
+  filterable: boolean;
+  minimum?: number;
+  maximum?: number;
+  minLength?: number;
+  maxLength?: number;
+  values?: string[];
+  options?: { value: string; label: string }[];
+  target?: { app: string; type: string; resource: string; idPrefix: string; titleField: string | null };
+  minItems?: number;
+  maxItems?: number;
+  fields?: FieldMeta[];
+}
+
+export interface DocTypeMeta {
+  app: string;
+  name: string;
+  resource: string;
+  idPrefix: string;
+  label: string;
+  labelPlural: string;
+  titleField: string | null;
+  fields: FieldMeta[];
+  states: { name: string; label: string }[];
+  initialState: string | null;
+  transitions: { name: string; label: string; from: string[]; to: string; permission: string; allowed: boolean }[];
+  sort: string[];
+  permissions: { read: boolean; create: boolean; update: boolean; delete: boolean };
+}
+
+export interface MenuItem {
+  app: string;
+  id: string;
+  label: string;
+  order: number;
+  documentType?: string;
+  resource?: string;
+  path?: string;
+  permission?: string;
+}
+
+export interface Company {
+  id: string;
+  name: string;
+  currency: string;
+}
+
+export interface AppInfo {
+  id: string;
+  name: string;
+  description: string;
+  version: string;
+  installedVersion: string | null;
+  state: 'enabled' | 'disabled' | 'uninstalled' | 'not_installed';
+  upgradeAvailable?: boolean;
+  web?: boolean;
+  dependencies?: Record<string, string>;
+}
+
+export interface PermissionInfo {
+  permission: string;
+  owner: string;
+  lowestRole: string;
+  description?: string;
+  held?: boolean;
+}
+
+export type Doc = { id: string; state?: string; createdAt: string; updatedAt: string } & Record<string, unknown>;
+
+export interface Page<T> {
+  data: T[];
+  total: number;
+  page: number;
+  pageSize: number;
+}
