@@ -154,13 +154,16 @@ export class WebhookDeliveriesRepo {
 
   /** Takes pending deliveries under one lease; answers the ids taken (a row changed meanwhile is left). */
   async lease(ids: string[], token: string, untilMs: number, at: string): Promise<Set<string>> {
-    if (ids.length === 0) return new Set();
-    const rows = await this.db.all<{ id: string }>(
-      `UPDATE webhook_deliveries SET state = 'in_flight', lease_until = ?, lease_token = ?, updated_at = ?
-       WHERE id IN (${ids.map(() => '?').join(', ')}) AND state = 'pending' RETURNING id`,
-      [untilMs, token, at, ...ids],
-    );
-    return new Set(rows.map((r) => r.id));
+    const taken = new Set<string>();
+    // One row at a time: an `id IN (…)` list leads SQLite's planner to the state index instead of the id.
+    for (const id of ids) {
+      const { changes } = await this.db.run(
+        "UPDATE webhook_deliveries SET state = 'in_flight', lease_until = ?, lease_token = ?, updated_at = ? WHERE id = ? AND state = 'pending'",
+        [untilMs, token, at, id],
+      );
+      if (changes === 1) taken.add(id);
+    }
+    return taken;
   }
 
   /** When the next pending delivery of an enabled endpoint falls due, or the next lease ends (ms), or null. */
