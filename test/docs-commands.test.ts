@@ -286,7 +286,8 @@ describe('the commands of README.md and docs/*.md, run as written', () => {
     if (!all.length) continue;
     const runnable = all.filter((b) => !b.skip);
     const name = `${doc}: ${runnable.length} of ${all.length} blocks${all.some((b) => b.skip) ? ` (not run: ${all.filter((b) => b.skip).map((b) => `line ${b.line}, ${b.skip}`).join('; ')})` : ''}`;
-    it.skipIf(!runnable.length)(name, async () => {
+    // Each document has its own host and folder: they run side by side.
+    it.skipIf(!runnable.length).concurrent(name, async () => {
       const root = fs.mkdtempSync(path.join(os.tmpdir(), 'diwan-docs-'));
       cleanups.push(() => fs.rmSync(root, { recursive: true, force: true }));
       const [work, dataDir, outDir] = ['work', 'data', 'out'].map((d) => path.join(root, d));
