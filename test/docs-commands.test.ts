@@ -210,13 +210,15 @@ async function startServer(dataDir: string, keyFile: string): Promise<{ child: C
 class Terminal {
   private child: ChildProcess;
   private stdout = '';
+  /** bash's own complaints (a syntax error ends the shell before the command's output file). */
+  stderr = '';
   private n = 0;
   readonly background: number[] = [];
   constructor(readonly dir: string, cwd: string, env: NodeJS.ProcessEnv) {
     // detached: the shell leads a process group of its own, so it and its children stop together.
     this.child = spawn('bash', ['--noprofile', '--norc'], { cwd, env, stdio: ['pipe', 'pipe', 'pipe'], detached: true });
     this.child.stdout!.on('data', (d) => (this.stdout += d));
-    this.child.stderr!.on('data', () => {});
+    this.child.stderr!.on('data', (d) => (this.stderr += d));
     // -m: a background job gets a process group of its own too, so stopping it stops its children.
     this.child.stdin!.write('set -euo pipefail; set -m\n');
   }
@@ -371,7 +373,7 @@ describe('the commands of README.md and docs/*.md, run as written', () => {
           const before = received.length;
           const { status, output } = await terminal.run(code);
           if (status !== 0) {
-            throw new Error(`${where}\nexit status ${status}; the command as run:\n${code}\nits output:\n${output.slice(-4000)}\n(server log, last lines:\n${serverLog().slice(-1500)})`);
+            throw new Error(`${where}\nexit status ${status}; the command as run:\n${code}\nits output:\n${output.slice(-4000)}${terminal.stderr}\n(server log, last lines:\n${serverLog().slice(-1500)})`);
           }
           if (command.expect) {
             for (const s of promised(command.expect)) expect(output, `${where}\nthe document says it prints ${JSON.stringify(s)}`).toContain(s);
