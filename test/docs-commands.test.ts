@@ -373,7 +373,7 @@ describe('the commands of README.md and docs/*.md, run as written', () => {
           const before = received.length;
           const { status, output } = await terminal.run(code);
           if (status !== 0) {
-            throw new Error(`${where}\nexit status ${status}; the command as run:\n${code}\nits output:\n${output.slice(-4000)}${terminal.stderr}\n(server log, last lines:\n${serverLog().slice(-1500)})`);
+            throw new Error(`${where}\nexit status ${status}; the command as run:\n${code}\nits output:\n${output.slice(-4000)}${terminal.stderr}${needsHost ? `\n(server log, last lines:\n${serverLog().slice(-1500)})` : ''}`);
           }
           if (command.expect) {
             for (const s of promised(command.expect)) expect(output, `${where}\nthe document says it prints ${JSON.stringify(s)}`).toContain(s);
