@@ -24,8 +24,9 @@
 //   `diwan events trigger` the test waits (≤ 20 s) for the delivery to reach the receiver, as a
 //   reader would see it arrive before reading the log.
 // Not run: ```sh norun blocks (each says why next to it), the set-up block (`npm install && npm
-// start` / `npm test`, which this test's own server replaces), and every section whose heading
-// mentions PostgreSQL (it needs a PostgreSQL server).
+// start` / `npm test`: the server of each document is that `npm start`, on a free port; the
+// install and the whole suite are the checkout's own), and every section whose heading mentions
+// PostgreSQL (it needs a PostgreSQL server).
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
@@ -187,10 +188,12 @@ async function until(what: string, check: () => boolean, ms: number): Promise<vo
   }
 }
 
-/** The server under test: `node --import tsx core/main.ts` on a free loopback port. */
+/** The server under test: the README's `npm start`, on a free loopback port (PORT=0). */
 async function startServer(dataDir: string, keyFile: string): Promise<{ child: ChildProcess; port: number; log: () => string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'core/main.ts'], {
+  const child = spawn('npm', ['start'], {
     cwd: REPO,
+    // Its own process group: npm, tsx and the server stop together.
+    detached: true,
     env: cleanEnv({ PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, DIWAN_KEY_FILE: keyFile, DIWAN_WEBHOOK_ALLOW_LOOPBACK: '1' }),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -317,7 +320,7 @@ describe('the commands of README.md and docs/*.md, run as written', () => {
         await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
         cleanups.push(() => receiver.close());
         const server = await startServer(dataDir, keyFile);
-        cleanups.push(() => server.child.kill('SIGKILL'));
+        cleanups.push(() => kill(-server.child.pid!));
         port = server.port;
         serverLog = server.log;
         const receiverOrigin = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
