@@ -27,6 +27,8 @@
 // start` / `npm test`: the server of each document is that `npm start`, on a free port; the
 // install and the whole suite are the checkout's own), and every section whose heading mentions
 // PostgreSQL (it needs a PostgreSQL server).
+// Bounds: each command 60 s, the whole file 5 minutes (documents run side by side); the shells,
+// their background jobs, the servers and the temporary folders are removed at the end.
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
