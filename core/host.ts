@@ -35,6 +35,7 @@ import type { AppRoute } from './apps/routes-for-app.ts';
 import { Pipeline, requestPath } from './http/pipeline.ts';
 import { makeAuthenticate, makeStillValid } from './http/auth.ts';
 import { createAuthThrottle } from './http/auth-throttle.ts';
+import { memoryRateLimiter, sharedRateLimiter } from './http/rate-limit.ts';
 import { installJsonBodyParser } from './http/json-body.ts';
 import { installHostHeaderCheck } from './http/client-errors.ts';
 import { serverOptions } from './http/server-options.ts';
@@ -167,7 +168,10 @@ export async function buildHost(opts: HostOptions = {}): Promise<Host> {
     ...serverOptions(tr, config),
   });
   const authenticate = makeAuthenticate({
-    keys, sessions, clock, rateLimitPerMinute: config.rateLimitPerMinute,
+    keys, sessions,
+    rateLimit: config.rateLimitPerMinute <= 0 ? undefined
+      : storage.sharedByServers ? sharedRateLimiter(storage.rateWindows, config.rateLimitPerMinute, () => clock.now())
+      : memoryRateLimiter(config.rateLimitPerMinute, () => clock.now()),
     throttle: createAuthThrottle({ limit: config.authFailLimit, windowMs: config.authFailWindowSeconds * 1000, maxTracked: config.authFailMaxTracked, now: () => clock.now() }),
   });
   const stillValid = makeStillValid({ keys, sessions, permissions });

@@ -170,6 +170,14 @@ export const tables: TableDef[] = [
     columns: { key: id, window_start: { type: 'bigint', notNull: true }, count: int },
   },
   {
+    // Requests per principal in fixed, clock-aligned windows, counted by every API process alike
+    // when several share the database (core/http/rate-limit.ts); windows that ended are pruned.
+    name: 'rate_windows',
+    columns: { key: text, window_start: { type: 'bigint', notNull: true }, count: int },
+    primaryKey: ['key', 'window_start'],
+    indexes: { rate_windows_start: { columns: ['window_start'] } },
+  },
+  {
     // One row per cache scope, bumped in the writing transaction: every process watches it to
     // drop what it cached (a revoked key, a disabled app, a new endpoint, a new package).
     name: 'cache_versions',

@@ -1,0 +1,63 @@
+// The per-principal request limit (DIWAN_RATE_LIMIT per minute per API key or person). Where
+// several servers share the database (PostgreSQL) the count is the database's, one atomic
+// upsert per request, so that a key spread across processes behind a load balancer meets the
+// same limit as on one. On the embedded SQLite file it stays in this process's memory: a file is
+// normally served by one server (the CLI beside it is not rate limited), and a write per request
+// there would take the file's one write lock on every read, so a CLI command holding the lock
+// would stall every request (measured cost: bench/rate-limit.ts, BENCHMARKS.md).
+import type { RateWindowsRepo } from '../storage/repos/rate-windows.ts';
+
+export interface RateLimiter {
+  /** Requests allowed per principal and window. */
+  readonly limit: number;
+  readonly windowSeconds: number;
+  /** Counts one request of `key`: 0 when it may go on, else the seconds until its window ends. */
+  hit(key: string): Promise<number>;
+}
+
+const waitSeconds = (windowEnd: number, now: number) => Math.max(1, Math.ceil((windowEnd - now) / 1000));
+
+/** This process's own count: a window starts at the principal's first request. */
+export function memoryRateLimiter(limit: number, now: () => number, windowMs = 60_000): RateLimiter {
+  const windows = new Map<string, { start: number; count: number }>();
+  let swept = now();
+  return {
+    limit,
+    windowSeconds: windowMs / 1000,
+    async hit(key) {
+      const t = now();
+      // Principals that stopped calling are forgotten, once per window.
+      if (t - swept >= windowMs) {
+        swept = t;
+        for (const [k, w] of windows) if (t - w.start >= windowMs) windows.delete(k);
+      }
+      let w = windows.get(key);
+      if (!w || t - w.start >= windowMs) windows.set(key, (w = { start: t, count: 0 }));
+      return ++w.count > limit ? waitSeconds(w.start + windowMs, t) : 0;
+    },
+  };
+}
+
+/**
+ * The database's count, shared by every process: windows aligned to the clock (every process
+ * names the same window without asking), one upsert per request answering the new count.
+ * Ended windows are pruned by whichever process first counts in a new one (the one before is
+ * kept, for processes whose clocks run a little behind).
+ */
+export function sharedRateLimiter(repo: Pick<RateWindowsRepo, 'hit' | 'prune'>, limit: number, now: () => number, windowMs = 60_000): RateLimiter {
+  let pruned = 0;
+  return {
+    limit,
+    windowSeconds: windowMs / 1000,
+    async hit(key) {
+      const t = now();
+      const start = t - (t % windowMs);
+      if (start > pruned) {
+        pruned = start;
+        void repo.prune(start - windowMs).catch(() => {});
+      }
+      const count = await repo.hit(key, start);
+      return count > limit ? waitSeconds(start + windowMs, t) : 0;
+    },
+  };
+}
