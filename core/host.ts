@@ -172,7 +172,8 @@ export async function buildHost(opts: HostOptions = {}): Promise<Host> {
     rateLimit: config.rateLimitPerMinute <= 0 ? undefined
       : storage.sharedByServers ? sharedRateLimiter(storage.rateWindows, config.rateLimitPerMinute, () => clock.now())
       : memoryRateLimiter(config.rateLimitPerMinute, () => clock.now()),
-    throttle: createAuthThrottle({ limit: config.authFailLimit, windowMs: config.authFailWindowSeconds * 1000, maxTracked: config.authFailMaxTracked, now: () => clock.now() }),
+    throttle: createAuthThrottle({ limit: config.authFailLimit, windowMs: config.authFailWindowSeconds * 1000, maxTracked: config.authFailMaxTracked, now: () => clock.now(),
+      shared: storage.sharedByServers ? storage.throttles : undefined }),
   });
   const stillValid = makeStillValid({ keys, sessions, permissions });
   const pipeline = new Pipeline({

@@ -40,8 +40,8 @@ export function makeAuthenticate(deps: AuthDeps): (request: FastifyRequest) => P
     if (typeof company !== 'string' || company.trim() === '') throw new DiwanError('COMPANY_REQUIRED', [{ header: 'X-Company-Id' }]);
     return company;
   };
-  const fail = (request: FastifyRequest, reason: string, counts = true): never => {
-    if (counts) deps.throttle?.fail(request.ip);
+  const fail = async (request: FastifyRequest, reason: string, counts = true): Promise<never> => {
+    if (counts) await deps.throttle?.fail(request.ip);
     throw new DiwanError('UNAUTHENTICATED', [{ reason }], {}, { 'www-authenticate': 'Bearer' });
   };
 
