@@ -79,6 +79,8 @@ describe('on PostgreSQL, two hosts on one database', () => {
     // Windows that ended are pruned: what remains is this window's and the one before.
     const rows = await a.storage.db.all<{ window_start: number }>('SELECT DISTINCT window_start FROM rate_windows ORDER BY window_start');
     expect(rows.map((r) => Number(r.window_start)).every((w) => w >= MINUTE)).toBe(true);
+    // Unlogged: a count per request waits for no disk flush.
+    expect((await a.storage.db.get<{ p: string }>("SELECT relpersistence AS p FROM pg_class WHERE relname = 'rate_windows'"))?.p).toBe('u');
     clock.advance(120_000);
     expect((await get(b, owner)).statusCode).toBe(200);
     await new Promise((r) => setTimeout(r, 100));
