@@ -51,9 +51,31 @@ export class ChangeFeed {
     });
   }
 
-  /** Reads every scope's version and tells the listeners of those that moved (the first read only records). */
+  /**
+   * Reads every scope's version and tells the listeners of those that moved (the first read only
+   * records). Asked while a read is under way, it reads once more after it: that read may have
+   * been taken before the commit the caller was told of (concurrent callers share the next read).
+   */
   poll(): Promise<void> {
-    this.polling ??= (async () => {
+    if (this.polling) {
+      this.again ??= this.polling.then(
+        () => this.next(),
+        () => this.next(),
+      );
+      return this.again;
+    }
+    return this.read();
+  }
+
+  private again?: Promise<void>;
+
+  private next(): Promise<void> {
+    this.again = undefined;
+    return this.polling ?? this.read();
+  }
+
+  private read(): Promise<void> {
+    this.polling = (async () => {
       try {
         for (const [scope, v] of await this.versions.all()) {
           if (this.seen.get(scope) === v) continue;
