@@ -188,10 +188,18 @@ describe.each(onDatabases)('two hosts on $name', (place) => {
     expect((await atServer().get('/api/v1/customers')).statusCode).toBe(200);
   });
 
-  it('refuses the routes of an app the other host uninstalled from the company within a second', async () => {
+  it('refuses the routes of an app the other host disabled, then uninstalled, in the company within a second', async () => {
     const about = () => atServer().get('/api/v1/tally-counts/about');
     // The server has read (and cached) the company's installs.
     expect((await about()).statusCode).toBe(200);
+    await cli.lifecycle.disable(co.company.id, 'tally', CLI_ACTOR);
+    const disabled = await waitFor('the disabled app refused by the server', async () => (await about()).statusCode === 404, WITHIN, 25);
+    expect(disabled.elapsed).toBeLessThanOrEqual(WITHIN);
+    expect(expectError(await about(), 404, 'APP_NOT_ENABLED').details).toEqual([{ app: 'tally', state: 'disabled' }]);
+    await cli.lifecycle.enable(co.company.id, 'tally', CLI_ACTOR);
+    const enabled = await waitFor('the app enabled again on the server', async () => (await about()).statusCode === 200, WITHIN, 25);
+    expect(enabled.elapsed).toBeLessThanOrEqual(WITHIN);
+
     await cli.lifecycle.uninstall(co.company.id, 'tally', CLI_ACTOR);
     const refused = await waitFor('the app refused by the server', async () => (await about()).statusCode === 404, WITHIN, 25);
     expect(refused.elapsed).toBeLessThanOrEqual(WITHIN);
