@@ -161,12 +161,15 @@ export async function buildHost(opts: HostOptions = {}): Promise<Host> {
   });
   const eventLog = new EventLog({ outbox: storage.outbox, clock, retentionDays: config.eventRetentionDays, known: () => catalogue.known() });
   const streams = new EventStreams(outbox, eventLog, { pollMs: opts.eventStream?.pollMs });
-  const scheduler = new Scheduler(runtime, companies, clock);
+  // The server's logger exists only below: failures are told to it then.
+  let logSchedulerError = (_err: unknown, _where: object) => {};
+  const scheduler = new Scheduler(runtime, companies, clock, undefined, (err, where) => logSchedulerError(err, where));
 
   const app = Fastify({
     logger: opts.logger ?? false, bodyLimit: config.bodyLimit, return503OnClosing: true, frameworkErrors: frameworkErrorHandler(tr, config.bodyLimit),
     ...serverOptions(tr, config),
   });
+  logSchedulerError = (err, where) => app.log.error({ err, ...where }, 'scheduled firing failed');
   const authenticate = makeAuthenticate({
     keys, sessions,
     rateLimit: config.rateLimitPerMinute <= 0 ? undefined

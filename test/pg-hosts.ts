@@ -13,8 +13,8 @@ export interface PgHosts {
   close(): Promise<void>;
 }
 
-/** `count` hosts on one fresh database, built one after another (the first migrates), each with `opts`. */
-export async function pgHosts(count: number, opts: HostOptions = {}): Promise<PgHosts> {
+/** `count` hosts on one fresh database, built one after another (the first migrates), each with `opts` (or `opts(i)`). */
+export async function pgHosts(count: number, options: HostOptions | ((i: number) => HostOptions) = {}): Promise<PgHosts> {
   const url = await testDatabaseUrl();
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'diwan-pg-hosts-'));
   const hosts: Host[] = [];
@@ -25,6 +25,7 @@ export async function pgHosts(count: number, opts: HostOptions = {}): Promise<Pg
   };
   try {
     for (let i = 0; i < count; i++) {
+      const opts = typeof options === 'function' ? options(i) : options;
       hosts.push(await buildHost({ ...opts, databaseUrl: url, config: { ...opts.config, dataDir: path.join(root, `host-${i}`) } }));
     }
   } catch (err) {

@@ -3,6 +3,7 @@
 // once, for the documents due now (an indexed query, not a scan of every row) and fires each
 // (document, schedule, date value) once: the firing is claimed in the database in the
 // transaction that writes the event, so restarts and several processes never fire it twice.
+// A firing that fails is rolled back and left for the next tick; the rest of the tick goes on.
 import type { Clock } from '../kernel/clock.ts';
 import type { Companies } from '../tenancy/companies.ts';
 import type { AppRuntime } from './runtime.ts';
@@ -12,12 +13,16 @@ export class Scheduler {
   private running?: Promise<number>;
   /** When the last tick started (clock ms), or null before the first. */
   lastTickAt: number | null = null;
+  /** Firings (or due-queries) that failed in the last tick. */
+  lastTickFailures = 0;
 
   constructor(
     private runtime: AppRuntime,
     private companies: Companies,
     private clock: Clock,
     private intervalMs = 30_000,
+    /** Told of each failure (the host logs it). */
+    private onError: (err: unknown, where: { appId: string; type: string; companyId?: string; docId?: string; schedule?: string }) => void = () => {},
   ) {}
 
   /** Fires everything due at the clock's now; returns how many events it wrote. */
@@ -25,13 +30,25 @@ export class Scheduler {
     this.running ??= (async () => {
       try {
         let fired = 0;
+        let failures = 0;
         const now = this.clock.now();
         this.lastTickAt = now;
         for (const app of this.runtime.list()) {
-          for (const dt of app.docTypes.values()) {
-            if (dt.decl.schedules?.length) fired += await dt.fireDue(now, (id) => this.companies.get(id));
+          for (const [type, dt] of app.docTypes) {
+            if (!dt.decl.schedules?.length) continue;
+            const failed = (err: unknown, at: { companyId?: string; docId?: string; schedule?: string } = {}) => {
+              failures++;
+              this.onError(err, { appId: app.manifest.id, type, ...at });
+            };
+            // A type whose due documents cannot even be asked for does not stop the other types.
+            try {
+              fired += await dt.fireDue(now, (id) => this.companies.get(id), failed);
+            } catch (err) {
+              failed(err);
+            }
           }
         }
+        this.lastTickFailures = failures;
         return fired;
       } finally {
         this.running = undefined;
