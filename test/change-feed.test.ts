@@ -6,7 +6,7 @@ import { CacheVersionsRepo } from '../core/storage/repos/cache-versions.ts';
 import { databases } from './db.ts';
 
 describe.each(databases())('change feed ($name)', ({ location }) => {
-  it('reads again when asked while a read taken before the commit is under way', async () => {
+  it('reads again when asked while a read taken before the commit is under way, and a caller not told waits for the read', async () => {
     const loc = await location();
     const writer = await loc.open();
     const reader = await loc.open();
@@ -43,6 +43,23 @@ describe.each(databases())('change feed ($name)', ({ location }) => {
       open();
       await Promise.all([first, second]);
       expect(heard).toEqual(['keys']);
+
+      // A caller not told of anything waits for a read under way (it would otherwise go on with what that read drops).
+      await writer.db.transaction(() => writer.changes.bump('keys'));
+      let told = true;
+      const once = new ChangeFeed(reader.db, versions, { changed: () => told && !(told = false) });
+      await once.poll();
+      once.on('keys', () => heard.push('keys again'));
+      await writer.db.transaction(() => writer.changes.bump('keys'));
+      const gated = new Promise<void>((r) => (open = r));
+      gate = gated;
+      const reading = once.check();
+      let waited = false;
+      const bystander = once.check().then(() => (waited = heard.includes('keys again')));
+      await new Promise((r) => setImmediate(r));
+      open();
+      await Promise.all([reading, bystander]);
+      expect(waited).toBe(true);
     } finally {
       await reader.close();
       await writer.close();

@@ -92,9 +92,13 @@ export class ChangeFeed {
 
   private primed = false;
 
-  /** Polls only when another connection may have written. */
+  /**
+   * Polls only when another connection may have written; otherwise waits for a read already under
+   * way (another caller was told of a commit: this one must not go on with what it drops).
+   */
   async check(): Promise<void> {
     if (this.external.changed()) await this.poll();
+    else if (this.polling) await (this.again ?? this.polling);
   }
 
   /**
