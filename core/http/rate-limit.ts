@@ -1,10 +1,11 @@
 // The per-principal request limit (DIWAN_RATE_LIMIT per minute per API key or person). Where
 // several servers share the database (PostgreSQL) the count is the database's, one atomic
-// upsert per request, so that a key spread across processes behind a load balancer meets the
-// same limit as on one. On the embedded SQLite file it stays in this process's memory: a file is
-// normally served by one server (the CLI beside it is not rate limited), and a write per request
-// there would take the file's one write lock on every read, so a CLI command holding the lock
-// would stall every request (measured cost: bench/rate-limit.ts, BENCHMARKS.md).
+// upsert per request into an unlogged table (~0.15 ms a request on a local server), so that a key
+// spread across processes behind a load balancer meets the same limit as on one. On the embedded
+// SQLite file it stays in this process's memory (under a microsecond): a file is normally served
+// by one server, and the CLI that shares it is not rate limited; a count there would be a write
+// on every read, and while the CLI holds the file's write lock each request would block the
+// event loop (better-sqlite3 waits synchronously). Measured: bench/rate-limit.ts, BENCHMARKS.md.
 import type { RateWindowsRepo } from '../storage/repos/rate-windows.ts';
 
 export interface RateLimiter {
