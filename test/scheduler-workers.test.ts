@@ -67,6 +67,8 @@ describe.each(databases())('a failing firing ($name)', ({ name, buildHost }) => 
     clock.advance(2 * DAY);
     expect(await host.scheduler.tick()).toBe(3);
     expect(host.scheduler.lastTickFailures).toBe(1);
+    const metrics = await host.app.inject({ method: 'GET', url: '/metrics' });
+    expect(metrics.body).toMatch(/^diwan_scheduler_failures_total 1$/m);
     let events = await overdueByInvoice(host, co.company.id);
     expect(ids.map((id) => events.get(id) ?? 0)).toEqual([0, 1, 1, 1]);
 

@@ -13,8 +13,9 @@ export class Scheduler {
   private running?: Promise<number>;
   /** When the last tick started (clock ms), or null before the first. */
   lastTickAt: number | null = null;
-  /** Firings (or due-queries) that failed in the last tick. */
+  /** Firings (or due-queries) that failed in the last tick, and since the process started. */
   lastTickFailures = 0;
+  failuresTotal = 0;
 
   constructor(
     private runtime: AppRuntime,
@@ -38,6 +39,7 @@ export class Scheduler {
             if (!dt.decl.schedules?.length) continue;
             const failed = (err: unknown, at: { companyId?: string; docId?: string; schedule?: string } = {}) => {
               failures++;
+              this.failuresTotal++;
               this.onError(err, { appId: app.manifest.id, type, ...at });
             };
             // A type whose due documents cannot even be asked for does not stop the other types.
