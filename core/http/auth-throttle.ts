@@ -104,7 +104,8 @@ export function createAuthThrottle(opts: AuthThrottleOptions): AuthThrottle {
         windows.set(key, (w = { start: now, failures: 0 }));
       }
       w.failures++;
-      if (opts.shared) return countShared(opts.shared, key, w, now);
+      // The database unreachable: this process's own count still holds, and the answer stays 401.
+      if (opts.shared) return countShared(opts.shared, key, w, now).catch(() => {});
     },
     size: () => windows.size,
   };
