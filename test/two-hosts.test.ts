@@ -210,6 +210,29 @@ describe.each(onDatabases)('two hosts on $name', (place) => {
     expect(back.elapsed).toBeLessThanOrEqual(WITHIN);
   });
 
+  it("holds a signed-in person to a role the other host changed, and refuses one it removed, within a second", async () => {
+    const { person, token } = await cli.people.createWithLink(cliScope(co.company.id), { email: `clerk-${place.name.length}@example.com`, name: 'Clerk', role: 'Manager' });
+    const signed = await server.app.inject({ method: 'POST', url: '/api/v1/session/link', payload: { token, password: 'correct horse battery' } });
+    expect(signed.statusCode, signed.body).toBe(201);
+    const cookie = String(signed.headers['set-cookie']).split(';')[0];
+    const csrf = signed.json().data.csrfToken as string;
+    const headers = { cookie, 'x-company-id': co.company.id, 'x-csrf-token': csrf };
+    const create = () => server.app.inject({ method: 'POST', url: '/api/v1/customers', headers, payload: { name: 'By the clerk' } });
+    const read = () => server.app.inject({ method: 'GET', url: '/api/v1/customers', headers });
+    // The server has cached the person's role.
+    expect((await create()).statusCode).toBe(201);
+
+    await cli.people.setRole(cliScope(co.company.id), person.id, 'Viewer', undefined);
+    const demoted = await waitFor('the demoted person refused a write by the server', async () => (await create()).statusCode === 403, WITHIN, 25);
+    expect(demoted.elapsed).toBeLessThanOrEqual(WITHIN);
+    expect((await read()).statusCode).toBe(200);
+
+    await cli.people.remove(cliScope(co.company.id), person.id, undefined);
+    const removed = await waitFor('the removed person refused by the server', async () => (await read()).statusCode === 403, WITHIN, 25);
+    expect(removed.elapsed).toBeLessThanOrEqual(WITHIN);
+    expect(expectError(await read(), 403, 'FORBIDDEN').details).toEqual([{ reason: 'company', header: 'X-Company-Id' }]);
+  });
+
   it("delivers to an endpoint the other host created, and stops for one it removed, within a second (the server's dispatcher)", async () => {
     const got: string[] = [];
     const receiver = http.createServer((req, res) => {
