@@ -108,5 +108,10 @@ describe('on PostgreSQL, two hosts on one database', () => {
     clock.advance(60_000);
     expect((await get(a, good, ip)).statusCode).toBe(200);
     expect((await get(b, good, ip)).statusCode).toBe(200);
+    // Ended windows are pruned (by the next failure counted once a window has passed), the new one counted.
+    clock.advance(1_000);
+    expectError(await get(a, authHeaders(unknownKey(10), co.company.id), '203.0.113.79'), 401, 'UNAUTHENTICATED');
+    const keys = async () => (await a.storage.db.all<{ key: string }>("SELECT key FROM throttles WHERE key LIKE 'auth:%' ORDER BY key")).map((r) => r.key);
+    await expect.poll(keys, { timeout: 5_000, interval: 20 }).toEqual(['auth:address:203.0.113.79']);
   });
 });
