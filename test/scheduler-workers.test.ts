@@ -67,6 +67,7 @@ describe.each(databases())('a failing firing ($name)', ({ name, buildHost }) => 
     clock.advance(2 * DAY);
     expect(await host.scheduler.tick()).toBe(3);
     expect(host.scheduler.lastTickFailures).toBe(1);
+    expect(String(host.scheduler.lastTickErrors[0])).toContain('refused for the test');
     const metrics = await host.app.inject({ method: 'GET', url: '/metrics' });
     expect(metrics.body).toMatch(/^diwan_scheduler_failures_total 1$/m);
     let events = await overdueByInvoice(host, co.company.id);

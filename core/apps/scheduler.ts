@@ -16,6 +16,8 @@ export class Scheduler {
   /** Firings (or due-queries) that failed in the last tick, and since the process started. */
   lastTickFailures = 0;
   failuresTotal = 0;
+  /** The last tick's first few failures (a test host throws the first). */
+  lastTickErrors: unknown[] = [];
 
   constructor(
     private runtime: AppRuntime,
@@ -32,6 +34,7 @@ export class Scheduler {
       try {
         let fired = 0;
         let failures = 0;
+        const errors: unknown[] = [];
         const now = this.clock.now();
         this.lastTickAt = now;
         for (const app of this.runtime.list()) {
@@ -40,6 +43,7 @@ export class Scheduler {
             const failed = (err: unknown, at: { companyId?: string; docId?: string; schedule?: string } = {}) => {
               failures++;
               this.failuresTotal++;
+              if (errors.length < 10) errors.push(err);
               this.onError(err, { appId: app.manifest.id, type, ...at });
             };
             // A type whose due documents cannot even be asked for does not stop the other types.
@@ -51,6 +55,7 @@ export class Scheduler {
           }
         }
         this.lastTickFailures = failures;
+        this.lastTickErrors = errors;
         return fired;
       } finally {
         this.running = undefined;
