@@ -88,6 +88,29 @@ describe('on PostgreSQL, two hosts on one database', () => {
     await expect.poll(left, { timeout: 5_000, interval: 20 }).toEqual([MINUTE + 180_000]);
   });
 
+  it('with a larger limit, counts requests in batches far from it and each one near it: past the limit by at most a batch per other host', async () => {
+    const big = await pgHosts(2, { clock, sources: invoicingSources(), config: { rateLimitPerMinute: 1000 } });
+    try {
+      const [a, b] = big.hosts;
+      const c = await createCompany(a);
+      const owner = authHeaders(c.keys.Owner, c.company.id);
+      clock.set(MINUTE + 10 * 60_000);
+      const codes: number[] = [];
+      for (let i = 0; i < 1100; i++) codes.push((await get(i % 2 ? b : a, owner)).statusCode);
+      const served = codes.filter((x) => x === 200).length;
+      // A batch is a hundredth of the limit (10): the other host may hold up to 9 not yet written.
+      expect(served).toBeGreaterThanOrEqual(1000);
+      expect(served).toBeLessThanOrEqual(1009);
+      expect(codes.slice(served)).toEqual(Array(1100 - served).fill(429));
+      // Far from the limit the hosts wrote a batch at a time: the database holds every request counted so far.
+      const row = await a.storage.db.get<{ count: number }>('SELECT count FROM rate_windows WHERE window_start = ?', [MINUTE + 10 * 60_000]);
+      expect(Number(row!.count)).toBeGreaterThan(1000);
+      expect(Number(row!.count)).toBeLessThanOrEqual(1100);
+    } finally {
+      await big.close();
+    }
+  }, 120_000);
+
   it('throttles an address whose failed authentications are split across both hosts', async () => {
     const [a, b] = two.hosts;
     const ip = '203.0.113.77';

@@ -5,13 +5,13 @@ export class RateWindowsRepo {
   constructor(private db: Db) {}
 
   /**
-   * Adds one to the key's window and answers the count with it. One statement: processes
-   * counting the same key at once each add their one (the row lock orders them).
+   * Adds `n` to the key's window and answers the count with them. One statement: processes
+   * counting the same key at once each add theirs (the row lock orders them).
    */
-  async hit(key: string, windowStart: number): Promise<number> {
+  async hit(key: string, windowStart: number, n = 1): Promise<number> {
     const row = await this.db.get<{ count: number }>(
-      'INSERT INTO rate_windows (key, window_start, count) VALUES (?, ?, 1) ON CONFLICT (key, window_start) DO UPDATE SET count = rate_windows.count + 1 RETURNING count',
-      [key, windowStart],
+      'INSERT INTO rate_windows (key, window_start, count) VALUES (?, ?, ?) ON CONFLICT (key, window_start) DO UPDATE SET count = rate_windows.count + excluded.count RETURNING count',
+      [key, windowStart, n],
     );
     return Number(row!.count);
   }
