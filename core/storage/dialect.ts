@@ -26,6 +26,12 @@ export interface Dialect {
   /** Lock the selected rows, skipping those another transaction holds (empty where writes are serial). */
   skipLocked: string;
   /**
+   * A statement with one parameter (a name) answering `{ locked }`: true when this transaction
+   * now holds the name's lock to its end, false when another transaction holds it (empty where
+   * writes are serial, so nothing else can be under way).
+   */
+  tryLock: string;
+  /**
    * A statement, run inside a migration's transaction, that makes concurrent migrations of the
    * same schema wait for each other (empty where transactions that write are serial anyway).
    */
@@ -105,6 +111,7 @@ export const sqliteDialect: Dialect = {
   indexHint: (index) => `INDEXED BY ${ident(index)}`,
   least: (a, b) => `min(${a}, ${b})`,
   skipLocked: '',
+  tryLock: '',
   // BEGIN IMMEDIATE already makes writers wait for each other.
   migrationLock: '',
   // Other connections notice through PRAGMA data_version (see sqlite.ts).
@@ -146,6 +153,8 @@ export const postgresDialect: Dialect = {
   indexHint: () => '',
   least: (a, b) => `LEAST(${a}, ${b})`,
   skipLocked: 'FOR UPDATE SKIP LOCKED',
+  // A transaction-level advisory lock on the name's hash (a collision only makes one wait its turn).
+  tryLock: "SELECT pg_try_advisory_xact_lock(hashtext('diwan.' || ?)) AS locked",
   // Held to the end of the migrating transaction; one key per schema.
   migrationLock: "SELECT pg_advisory_xact_lock(hashtext('diwan.migrate:' || current_schema())) AS locked",
   notifyChange: `SELECT pg_notify('${PG_CHANGE_CHANNEL}', current_schema() || ':' || ?) AS notified`,
