@@ -1,7 +1,7 @@
 // The scheduler with several workers, and with a firing that fails. Each (document, schedule,
 // date value) fires once: the claim is a row inserted in the transaction that writes the event,
 // so two workers on one PostgreSQL database ticking over the same due documents at the same
-// time fire each once between them. A firing that fails is rolled back (left for the next tick)
+// time fire each once between them (each skips what the other is firing at that moment). A firing that fails is rolled back (left for the next tick)
 // and the rest of the tick still runs.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Host } from '../core/host.ts';

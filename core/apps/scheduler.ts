@@ -2,7 +2,8 @@
 // declared as document-type schedules. Each tick asks every schedule, across all companies at
 // once, for the documents due now (an indexed query, not a scan of every row) and fires each
 // (document, schedule, date value) once: the firing is claimed in the database in the
-// transaction that writes the event, so restarts and several processes never fire it twice.
+// transaction that writes the event, so restarts and several processes never fire it twice
+// (on PostgreSQL a worker skips a firing another is making at that moment: documents repo `claim`).
 // A firing that fails is rolled back and left for the next tick; the rest of the tick goes on.
 import type { Clock } from '../kernel/clock.ts';
 import type { Companies } from '../tenancy/companies.ts';
