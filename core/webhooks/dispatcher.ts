@@ -338,8 +338,14 @@ export class Dispatcher {
     this.candidates = null;
     // Events from writes are gathered for a few milliseconds so that a busy host fans out many
     // in one transaction instead of one extra write transaction per request.
+    // An emit after a quiet spell goes out at once (no one to gather with).
+    let lastEmit = 0;
     this.deps.outbox.onEmit = () => {
+      const now = performance.now();
+      const quiet = now - lastEmit > EMIT_GATHER_MS * 4;
+      lastEmit = now;
       if (this.emitTimer) return;
+      if (quiet) return this.wake(false, true);
       this.emitTimer = setTimeout(() => {
         this.emitTimer = undefined;
         this.wake(false, true);
