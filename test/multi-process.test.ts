@@ -5,7 +5,7 @@
 // in flight twice at once; a delivery received twice was first received before the kill (only
 // the killed worker's work is redone); and the delivery log agrees (every delivery delivered,
 // its attempts count equal to its attempt rows, one successful attempt each). PostgreSQL only:
-// several processes on one SQLite file is not a deployment this host offers.
+// that is where several processes are meant to run.
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
