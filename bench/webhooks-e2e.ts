@@ -86,17 +86,17 @@ async function runHost(port: number): Promise<Result> {
     const allDone = new Promise<void>((r) => (done = r));
     const deliveries = host.webhooks.deliveries;
     const recordMany = deliveries.recordMany.bind(deliveries);
-    const eventOf = async (id: string) => (await host.storage.db.get<{ e: string }>('SELECT event_id AS e FROM webhook_deliveries WHERE id = ?', [id]))!.e;
-    deliveries.recordMany = async (items) => {
-      await recordMany(items);
+    deliveries.recordMany = async (items, after) => {
+      const stored = await recordMany(items, after);
       const at = performance.now();
       for (const it of items) {
         if (it.result.ok) {
           delivered++;
-          latencies.push(at - committed.get(await eventOf(it.deliveryId))!);
+          latencies.push(at - committed.get(it.row.event_id)!);
         } else failed++;
       }
       if (delivered + failed === expected) done();
+      return stored;
     };
 
     host.webhooks.start();

@@ -18,7 +18,7 @@ describe('loadConfig', () => {
       port: 3000, host: '0.0.0.0', bodyLimit: 1_048_576, rateLimitPerMinute: 6000, jsonMaxDepth: 32,
       headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, authFailLimit: 30, authFailWindowSeconds: 60, authFailMaxTracked: 50_000,
     });
-    expect(c.webhooks).toEqual({ ladder: [60, 300, 1800, 7200, 43200], timeoutMs: 10_000, allowLoopback: false, allowPrivate: false, maxInFlightPerEndpoint: 4, rotationGraceSeconds: 86_400 });
+    expect(c.webhooks).toEqual({ ladder: [60, 300, 1800, 7200, 43200], timeoutMs: 10_000, allowLoopback: false, allowPrivate: false, maxInFlightPerEndpoint: 4, rotationGraceSeconds: 86_400, leaseMs: 30_000 });
   });
 
   it('reads good values, booleans in their usual spellings', () => {
@@ -37,7 +37,7 @@ describe('loadConfig', () => {
     ['DIWAN_AUTH_FAIL_LIMIT', 'x'], ['DIWAN_AUTH_FAIL_WINDOW', '0'], ['DIWAN_AUTH_FAIL_MAX_TRACKED', '0'],
     ['DIWAN_WEBHOOK_LADDER', '1s,soon'], ['DIWAN_WEBHOOK_LADDER', '-1s'],
     ['DIWAN_WEBHOOK_TIMEOUT_MS', '0'], ['DIWAN_WEBHOOK_ALLOW_LOOPBACK', 'maybe'], ['DIWAN_WEBHOOK_ALLOW_PRIVATE', '2'],
-    ['DIWAN_WEBHOOK_MAX_IN_FLIGHT', '0'], ['DIWAN_WEBHOOK_ROTATION_GRACE', '1 day'],
+    ['DIWAN_WEBHOOK_MAX_IN_FLIGHT', '0'], ['DIWAN_WEBHOOK_ROTATION_GRACE', '1 day'], ['DIWAN_WEBHOOK_LEASE_MS', '30s'],
   ])('refuses %s=%j with a one-line message naming it', (name, value) => {
     let err: unknown;
     try {
@@ -55,6 +55,12 @@ describe('loadConfig', () => {
   it('refuses a headers time-out longer than the whole-request one', () => {
     expect(() => loadConfig({ DIWAN_HEADERS_TIMEOUT_MS: '40000' })).toThrow(/DIWAN_HEADERS_TIMEOUT_MS .*DIWAN_REQUEST_TIMEOUT_MS/);
     expect(loadConfig({ DIWAN_HEADERS_TIMEOUT_MS: '40000', DIWAN_REQUEST_TIMEOUT_MS: '0' }).headersTimeoutMs).toBe(40_000);
+  });
+
+  it('refuses a delivery lease that could end while its attempt still runs', () => {
+    expect(() => loadConfig({ DIWAN_WEBHOOK_LEASE_MS: '5000' })).toThrow(/^DIWAN_WEBHOOK_LEASE_MS \(5000\) must be at least DIWAN_WEBHOOK_TIMEOUT_MS \+ 1000 \(11000\)$/);
+    expect(loadConfig({ DIWAN_WEBHOOK_TIMEOUT_MS: '60000' }).webhooks.leaseMs).toBe(65_000);
+    expect(loadConfig({ DIWAN_WEBHOOK_LEASE_MS: '11000' }).webhooks.leaseMs).toBe(11_000);
   });
 
   it('documents every setting it reads in docs/configuration.md', () => {

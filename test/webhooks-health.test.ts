@@ -220,10 +220,10 @@ describe('endpoint health never costs a delivery result', () => {
       await createCustomer(co.as(), 'Kept');
       await host.webhooks.dispatcher.fanOut();
       const { deliveries } = host.webhooks;
-      const [row] = await deliveries.take(clock.now(), 10, { room: () => 1, took: () => {} });
+      const { rows: [row], token } = await deliveries.take(clock.now(), 10, { maxInFlightPerEndpoint: 1, leaseMs: 30_000 });
       expect(row.endpoint_id).toBe(ep.id);
       const item = {
-        deliveryId: row.id, attemptNo: 1, nowMs: clock.now(), row,
+        deliveryId: row.id, attemptNo: 1, nowMs: clock.now(), row, token,
         result: { ok: true, status: 200, durationMs: 3, responseExcerpt: 'ok', responseBytes: 2 },
         next: { state: 'delivered' as const, nextAttemptAt: null },
       };

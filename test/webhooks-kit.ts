@@ -19,7 +19,7 @@ export const WEBHOOKS: HostConfig['webhooks'] = {
   ladder: [1, 2, 3], timeoutMs: 1000, allowLoopback: true, allowPrivate: false, maxInFlightPerEndpoint: 4, rotationGraceSeconds: 60,
 };
 
-function invoicingSources(): AppSource[] {
+export function invoicingSources(): AppSource[] {
   const file = path.join(REPO_ROOT, 'manifests', 'invoicing.json');
   const manifest = validManifest(JSON.parse(fs.readFileSync(file, 'utf8')));
   return [{ manifest, dir: path.join(REPO_ROOT, 'apps-installed', manifest.id), origin: 'first-party' }];

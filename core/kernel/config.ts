@@ -44,6 +44,11 @@ export interface HostConfig {
     maxInFlightPerEndpoint: number;
     /** How long an old secret keeps signing after a rotation. */
     rotationGraceSeconds: number;
+    /**
+     * How long a worker holds a delivery it took (ms): past it, another worker may take it again.
+     * Longer than `timeoutMs`; default the larger of 30 s and `timeoutMs` + 5 s.
+     */
+    leaseMs?: number;
   };
 }
 
@@ -56,6 +61,9 @@ function databaseUrlSetting(env: NodeJS.ProcessEnv): string | undefined {
   }
   return v;
 }
+
+/** The default lease of a delivery for an attempt timeout. */
+export const leaseMsFor = (timeoutMs: number): number => Math.max(30_000, timeoutMs + 5000);
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): HostConfig {
   const ms = { min: 0, max: MAX_TIMER_MS, unit: 'milliseconds' };
@@ -94,6 +102,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): HostConfig {
       rotationGraceSeconds: intSetting(env, 'DIWAN_WEBHOOK_ROTATION_GRACE', 24 * 3600, { min: 0, unit: 'seconds' }),
     },
   };
+  const w = config.webhooks;
+  w.leaseMs = intSetting(env, 'DIWAN_WEBHOOK_LEASE_MS', leaseMsFor(w.timeoutMs), { ...ms, min: 1 });
+  // A lease that ends while its attempt may still run would let a second worker send it at the same time.
+  if (w.leaseMs < w.timeoutMs + 1000) {
+    throw new SettingError('DIWAN_WEBHOOK_LEASE_MS', `(${w.leaseMs}) must be at least DIWAN_WEBHOOK_TIMEOUT_MS + 1000 (${w.timeoutMs + 1000})`);
+  }
   // Node refuses a headers limit longer than the whole-request one.
   if (config.headersTimeoutMs > 0 && config.requestTimeoutMs > 0 && config.headersTimeoutMs > config.requestTimeoutMs) {
     throw new SettingError('DIWAN_HEADERS_TIMEOUT_MS', `(${config.headersTimeoutMs}) must not be longer than DIWAN_REQUEST_TIMEOUT_MS (${config.requestTimeoutMs})`);

@@ -7,14 +7,23 @@
 import type { Db } from './db.ts';
 import type { CacheVersionsRepo } from './repos/cache-versions.ts';
 
-export type ChangeScope = 'companies' | 'keys' | 'installs' | 'packages' | 'endpoints' | 'people';
+export type ChangeScope = 'companies' | 'keys' | 'installs' | 'packages' | 'endpoints' | 'people' | 'outbox';
+
+/**
+ * `outbox` has no version: it says another process may have committed events (the delivery
+ * workers' wake-up), told at once on PostgreSQL and at the next check on SQLite.
+ */
+const OUTBOX: ChangeScope = 'outbox';
 
 /** What the driver tells the feed about other connections' writes. */
 export interface ExternalSignal {
   /** Whether another connection may have written since the last call (cheap). */
   changed(): boolean;
-  /** Calls `fn` as soon as another connection's commit is heard (drivers that are told, not asked). */
-  subscribe?(fn: () => void): () => void;
+  /**
+   * Calls `fn` as soon as another connection's commit is heard (drivers that are told, not
+   * asked), with its scope when the driver knows it.
+   */
+  subscribe?(fn: (scope?: string) => void): () => void;
 }
 
 export class ChangeFeed {
@@ -72,7 +81,10 @@ export class ChangeFeed {
 
   /** Polls only when another connection may have written. */
   async check(): Promise<void> {
-    if (this.external.changed()) await this.poll();
+    if (!this.external.changed()) return;
+    // Told drivers tell events on their own; an asked one only knows that something was written.
+    if (!this.external.subscribe) this.emit(OUTBOX);
+    await this.poll();
   }
 
   /**
@@ -83,7 +95,11 @@ export class ChangeFeed {
     if (this.timer) return;
     this.timer = setInterval(() => void this.check().catch(() => {}), intervalMs);
     this.timer.unref();
-    this.unsubscribe = this.external.subscribe?.(() => void this.check().catch(() => {}));
+    this.unsubscribe = this.external.subscribe?.((scope) => {
+      // No scope: the connection was (re)made, and anything may have been missed.
+      if (scope === undefined || scope === OUTBOX) this.emit(OUTBOX);
+      if (scope !== OUTBOX) void this.check().catch(() => {});
+    });
   }
 
   stop(): void {

@@ -35,6 +35,8 @@ export interface Dialect {
    * that tells every other process at its commit (empty where they poll instead).
    */
   notifyChange: string;
+  /** Tells other processes, at the commit, that events were written (empty: they notice by asking). */
+  notifyEvents: string;
   /**
    * Introspection: tables and indexes answer rows of `{ name }`; columns answers `{ tbl, name }`
    * for the tables named in the JSON array bound to its one `?`.
@@ -109,6 +111,7 @@ export const sqliteDialect: Dialect = {
   migrationLock: '',
   // Other connections notice through PRAGMA data_version (see sqlite.ts).
   notifyChange: '',
+  notifyEvents: '',
   tablesSql: "SELECT name FROM sqlite_master WHERE type = 'table'",
   columnsSql: "SELECT m.name AS tbl, p.name AS name FROM sqlite_master m, pragma_table_info(m.name) p WHERE m.type = 'table' AND m.name IN (SELECT value FROM json_each(?))",
   indexesSql: "SELECT name FROM sqlite_master WHERE type = 'index'",
@@ -149,6 +152,8 @@ export const postgresDialect: Dialect = {
   // Held to the end of the migrating transaction; one key per schema.
   migrationLock: "SELECT pg_advisory_xact_lock(hashtext('diwan.migrate:' || current_schema())) AS locked",
   notifyChange: `SELECT pg_notify('${PG_CHANGE_CHANNEL}', current_schema() || ':' || ?) AS notified`,
+  // The same channel; listeners route it by scope without reading any version.
+  notifyEvents: `SELECT pg_notify('${PG_CHANGE_CHANNEL}', current_schema() || ':outbox') AS notified`,
   // The catalogue itself rather than information_schema: a start reads it once per app, and it answers in a fraction of the time.
   tablesSql: `SELECT c.relname AS name FROM pg_catalog.pg_class c WHERE c.relnamespace = ${PG_SCHEMA} AND c.relkind IN ('r', 'p')`,
   columnsSql: `SELECT c.relname AS tbl, a.attname AS name FROM pg_catalog.pg_attribute a JOIN pg_catalog.pg_class c ON c.oid = a.attrelid

@@ -203,7 +203,7 @@ export class ChangeListener {
   private retryMs = 250;
   private retry?: NodeJS.Timeout;
   private lastTrue = 0;
-  private readonly subscribers = new Set<() => void>();
+  private readonly subscribers = new Set<(scope?: string) => void>();
 
   constructor(
     private readonly url: string,
@@ -218,8 +218,10 @@ export class ChangeListener {
     const client = new pg.Client({ connectionString: this.url, types });
     client.on('notification', (msg) => {
       if (msg.channel !== PG_CHANGE_CHANNEL || !msg.payload?.startsWith(`${this.schema}:`)) return;
-      this.heard = true;
-      for (const fn of this.subscribers) fn();
+      const scope = msg.payload.slice(this.schema.length + 1);
+      // Events move no cache version: only the delivery workers need to hear them.
+      if (scope !== 'outbox') this.heard = true;
+      for (const fn of this.subscribers) fn(scope);
     });
     client.on('error', () => this.lost(client));
     client.on('end', () => this.lost(client));
@@ -270,7 +272,7 @@ export class ChangeListener {
   }
 
   /** Calls `fn` whenever a notification for this schema arrives. */
-  subscribe(fn: () => void): () => void {
+  subscribe(fn: (scope?: string) => void): () => void {
     this.subscribers.add(fn);
     return () => this.subscribers.delete(fn);
   }

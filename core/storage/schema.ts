@@ -105,6 +105,8 @@ export const tables: TableDef[] = [
       disabled_reason: textNull, disabled_at: textNull, disabled_detail: textNull,
       // Unix ms of the first failed attempt since the last success; null while healthy.
       failing_since: bigintNull,
+      // The throttle's bucket, shared by every worker: thousandths of a token, and when (unix ms) last filled.
+      throttle_milli: bigintNull, throttle_at: bigintNull,
       // Per-endpoint limits; null: the host default (DIWAN_WEBHOOK_MAX_IN_FLIGHT), no throttle.
       max_in_flight: intNull, rate_per_second: intNull,
     },
@@ -116,6 +118,9 @@ export const tables: TableDef[] = [
       seq, id: { ...text, unique: true }, company_id: text, endpoint_id: text, event_id: text, topic: text, state: text,
       attempts: { ...int, default: 0 }, next_attempt_at: bigintNull, last_status: intNull, last_failure: textNull,
       created_at: text, updated_at: text, delivered_at: textNull,
+      // While in flight: until when (unix ms) the worker that took it holds it, and the token of
+      // that take (fencing: a worker whose lease ran out and was taken again records nothing).
+      lease_until: bigintNull, lease_token: textNull,
     },
     unique: [['endpoint_id', 'event_id']],
     indexes: {

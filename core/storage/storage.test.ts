@@ -276,7 +276,7 @@ describe.each(databases())('storage on $name', (database) => {
         expect((await s.endpoints.sealed()).find((e) => e.id === 'we_2')).toEqual({ id: 'we_2', secret: 'resealed', previousSecret: 'old2' });
       });
 
-      it('deliveries: one per event and endpoint, due, in flight, attempts, filters, recovery', async () => {
+      it('deliveries: one per event and endpoint, due, leased, fenced, attempts, filters, recovery', async () => {
         const now = 1_770_000_000_000;
         await s.deliveries.insert('dl_1', 'co_a', 'we_1', 'ev1', 'invoice.created', now - 10, T0);
         await s.deliveries.insert('dl_dup', 'co_a', 'we_1', 'ev1', 'invoice.created', now - 10, T0);
@@ -292,23 +292,40 @@ describe.each(databases())('storage on $name', (database) => {
           },
         ]);
         expect(await s.deliveries.nextDue()).toBe(now - 10);
-        await s.deliveries.markInFlight('dl_1', T1);
+        expect([...(await s.deliveries.lease(['dl_1', 'dl_3'], 'lse_a', now + 30_000, T1))].sort()).toEqual(['dl_1', 'dl_3']);
+        // Taken once: a second lease of the same rows takes nothing.
+        expect((await s.deliveries.lease(['dl_1'], 'lse_b', now + 30_000, T1)).size).toBe(0);
         expect((await s.deliveries.dueOf('we_1', now, 10)).length).toBe(0);
-        await s.deliveries.record(attempt('dl_1', 1, { state: 'pending', at: now + 1000 }));
+        expect(await s.deliveries.inFlightOf('we_1', now)).toBe(1);
+        expect(await s.deliveries.inFlightOf('we_1', now + 30_000)).toBe(0);
+        expect(await s.deliveries.nextDue()).toBe(now + 30_000);
+        // A result under another lease than the one held is not recorded (fencing).
+        expect(await s.deliveries.record(attempt('dl_1', 1, { state: 'delivered', at: null }, 200), 'lse_b')).toBe(false);
+        expect(await s.deliveries.attempts('dl_1')).toEqual([]);
+        expect(await s.deliveries.record(attempt('dl_1', 1, { state: 'pending', at: now + 1000 }), 'lse_a')).toBe(true);
+        // Released by a stopping worker: due again now; by the wrong token: nothing.
+        expect(await s.deliveries.release([{ id: 'dl_3', token: 'lse_x' }], now, T2)).toBe(0);
+        expect(await s.deliveries.release([{ id: 'dl_3', token: 'lse_a' }], now, T2)).toBe(1);
+        expect(await s.deliveries.get('we_2', 'dl_3')).toMatchObject({ state: 'pending', next_attempt_at: now, lease_token: null });
         expect(await s.deliveries.get('we_1', 'dl_1')).toMatchObject({ state: 'pending', attempts: 1, next_attempt_at: now + 1000, last_status: 500, delivered_at: null });
         expect(await s.deliveries.attempts('dl_1')).toEqual([
           { seq: expect.any(Number), delivery_id: 'dl_1', company_id: 'co_a', attempt: 1, at: T1, duration_ms: 13, status: 500, failure: 'status', detail: null, response_excerpt: 'no', response_bytes: 2 },
         ]);
         expect((await s.deliveries.list('we_1', { page: 1, pageSize: 10, state: 'retrying' })).rows.map((r) => r.id)).toEqual(['dl_1']);
         expect((await s.deliveries.list('we_1', { page: 1, pageSize: 10, state: 'failed' })).total).toBe(1);
-        await s.deliveries.markInFlight('dl_2', T1);
-        expect(await s.deliveries.resetInFlight(now, T2)).toBe(1);
-        expect(await s.deliveries.get('we_1', 'dl_2')).toMatchObject({ state: 'pending', next_attempt_at: now });
-        await s.deliveries.record(attempt('dl_2', 1, { state: 'dead', at: null }));
+        await s.deliveries.lease(['dl_2'], 'lse_c', now + 30_000, T1);
+        // A live lease is left alone; an ended one is due again now, and its old holder fenced off.
+        expect(await s.deliveries.reclaimExpired(now, T2)).toBe(0);
+        expect(await s.deliveries.reclaimExpired(now + 30_000, T2)).toBe(1);
+        expect(await s.deliveries.get('we_1', 'dl_2')).toMatchObject({ state: 'pending', next_attempt_at: now + 30_000, lease_until: null });
+        expect(await s.deliveries.record(attempt('dl_2', 1, { state: 'delivered', at: null }, 200), 'lse_c')).toBe(false);
+        await s.deliveries.lease(['dl_2'], 'lse_d', now + 30_000, T1);
+        await s.deliveries.record(attempt('dl_2', 1, { state: 'dead', at: null }), 'lse_d');
         expect(await s.deliveries.recoverable('we_1', T0)).toEqual({ dead: 1, retrying: 1 });
         await s.deliveries.recover('we_1', T0, now + 5, T2);
         expect((await s.deliveries.list('we_1', { page: 1, pageSize: 10, state: 'pending' })).rows.map((r) => [r.id, r.next_attempt_at])).toEqual([['dl_2', now + 5], ['dl_1', now + 5]]);
-        await s.deliveries.record(attempt('dl_1', 2, { state: 'delivered', at: null }, 200));
+        await s.deliveries.lease(['dl_1'], 'lse_e', now + 30_000, T1);
+        await s.deliveries.record(attempt('dl_1', 2, { state: 'delivered', at: null }, 200), 'lse_e');
         expect(await s.deliveries.get('we_1', 'dl_1')).toMatchObject({ state: 'delivered', delivered_at: T1, attempts: 2 });
         await s.deliveries.reschedule('dl_1', now + 7, T2);
         expect(await s.deliveries.get('we_1', 'dl_1')).toMatchObject({ state: 'pending', next_attempt_at: now + 7 });

@@ -112,14 +112,28 @@ export interface AttemptOutcome {
   result: SendResult;
   next: DeliveryState;
   nowMs: number;
+  /** The lease it was sent under. */
+  token: string;
   /** The delivery as it was taken (endpoint, company, event): what the endpoint's health and the operational events need. */
   row: Pick<DueRow, 'endpoint_id' | 'company_id' | 'url' | 'event_id' | 'topic'>;
 }
 
-/** How many more deliveries of an endpoint may start now, and what was taken (the dispatcher's per-endpoint limits). */
-export interface Pace {
-  room(endpointId: string): number | Promise<number>;
-  took(endpointId: string, n: number): void;
+/** Deliveries taken under one lease (the token fences what is recorded for them). */
+export interface Taken {
+  rows: DueRow[];
+  token: string;
+  /** Whether another worker was taking from one of them at that moment: look again shortly. */
+  busy: boolean;
+  /** Endpoints that may have more due now (all taken that was allowed, or held back by a limit or a busy lock). */
+  more: string[];
+  /** When the earliest throttled endpoint has a token again (ms), or null. */
+  throttledUntil: number | null;
+}
+
+/** How deliveries are taken: the in-flight cap of endpoints that set none, and the lease. */
+export interface TakeLimits {
+  maxInFlightPerEndpoint: number;
+  leaseMs: number;
 }
 
 export class Deliveries {
@@ -136,27 +150,56 @@ export class Deliveries {
   }
 
   /**
-   * Takes the due deliveries (oldest first, at most `pace.room(id)` more per endpoint: its
-   * in-flight cap and throttle, of enabled endpoints) and marks them in flight, in one
-   * transaction. A slow or throttled endpoint's backlog never hides another endpoint's work. A
-   * candidate found with nothing more due is dropped.
+   * Takes the due deliveries, oldest first, under a lease, in one transaction. Per endpoint (its
+   * row locked meanwhile, so any number of workers hold its limits together): at most its
+   * in-flight cap minus the deliveries in flight under live leases, and at most the tokens of
+   * its throttle bucket. A slow or throttled endpoint's backlog never hides another endpoint's
+   * work. A candidate found with nothing more due is dropped.
    */
-  take(nowMs: number, limit: number, pace: Pace, candidates?: Set<string>): Promise<DueRow[]> {
+  take(nowMs: number, limit: number, limits: TakeLimits, candidates?: Set<string>): Promise<Taken> {
     return this.db.transaction(async () => {
-      const endpoints = candidates ? [...candidates] : await this.repo.dueEndpoints(nowMs);
-      const taken: DueRow[] = [];
+      // Locked in one order by every worker.
+      const endpoints = (candidates ? [...candidates] : await this.repo.dueEndpoints(nowMs)).sort();
+      const taken: Taken = { rows: [], token: newId('lse'), busy: false, more: [], throttledUntil: null };
       const at = isoNow(nowMs);
       for (const endpointId of endpoints) {
-        const room = Math.min(await pace.room(endpointId), limit - taken.length);
-        if (room <= 0) continue;
-        const rows = await this.repo.dueOf(endpointId, nowMs, room);
-        for (const r of rows) {
-          await this.repo.markInFlight(r.id, at);
-          taken.push(r);
+        if (taken.rows.length >= limit) break;
+        const pace = await this.repo.lockEndpoint(endpointId);
+        if (pace === 'busy') {
+          taken.busy = true;
+          taken.more.push(endpointId);
+          continue;
         }
-        if (rows.length) pace.took(endpointId, rows.length);
-        if (candidates && rows.length < room) candidates.delete(endpointId);
-        if (taken.length >= limit) break;
+        if (!pace) {
+          candidates?.delete(endpointId);
+          continue;
+        }
+        const cap = Math.max(1, pace.max_in_flight ?? limits.maxInFlightPerEndpoint);
+        let room = Math.min(cap - (await this.repo.inFlightOf(endpointId, nowMs)), limit - taken.rows.length);
+        if (room <= 0) {
+          taken.more.push(endpointId);
+          continue;
+        }
+        const rate = pace.rate_per_second;
+        // The bucket holds a second's worth at most, in thousandths of a token.
+        let milli = 0;
+        if (rate !== null) {
+          const since = pace.throttle_at === null ? Infinity : Math.max(0, nowMs - pace.throttle_at);
+          milli = Math.min(rate * 1000, (pace.throttle_milli ?? 0) + since * rate);
+          if (milli < 1000) {
+            const ready = nowMs + Math.ceil((1000 - milli) / rate);
+            taken.throttledUntil = Math.min(taken.throttledUntil ?? ready, ready);
+            taken.more.push(endpointId);
+            continue;
+          }
+          room = Math.min(room, Math.floor(milli / 1000));
+        }
+        const rows = await this.repo.dueOf(endpointId, nowMs, room);
+        const leased = await this.repo.lease(rows.map((r) => r.id), taken.token, nowMs + limits.leaseMs, at);
+        for (const r of rows) if (leased.has(r.id)) taken.rows.push(r);
+        if (rate !== null) await this.repo.saveThrottle(endpointId, milli - leased.size * 1000, nowMs);
+        if (rows.length < room) candidates?.delete(endpointId);
+        else taken.more.push(endpointId);
       }
       return taken;
     });
@@ -171,10 +214,12 @@ export class Deliveries {
    * runs in the same transaction (the endpoints' health, the operational events), in a savepoint
    * of its own so that a fault there is undone alone.
    */
-  recordMany(items: AttemptOutcome[], after?: (items: AttemptOutcome[]) => Promise<void>): Promise<void> {
+  recordMany(items: AttemptOutcome[], after?: (items: AttemptOutcome[]) => Promise<void>): Promise<{ fenced: number }> {
     return this.db.transaction(async () => {
-      for (const { deliveryId, attemptNo, result, next, nowMs } of items) {
-        await this.repo.record({
+      const recorded: AttemptOutcome[] = [];
+      for (const item of items) {
+        const { deliveryId, attemptNo, result, next, nowMs, token } = item;
+        const stored = await this.repo.record({
           deliveryId,
           attempt: attemptNo,
           at: isoNow(nowMs),
@@ -185,22 +230,29 @@ export class Deliveries {
           responseExcerpt: result.responseExcerpt.slice(0, EXCERPT_BYTES),
           responseBytes: result.responseBytes,
           next: next.state === 'pending_retry' ? { state: 'pending', at: next.nextAttemptAt } : { state: next.state, at: null },
-        });
+        }, token);
+        if (stored) recorded.push(item);
       }
-      if (after) {
+      if (after && recorded.length) {
         try {
           // Its own savepoint: a fault in what follows never loses the results themselves.
-          await this.db.transaction(() => after(items));
+          await this.db.transaction(() => after(recorded));
         } catch {
           // The endpoints' health and the operational events are skipped for this batch.
         }
       }
+      return { fenced: items.length - recorded.length };
     });
   }
 
-  /** Deliveries left in flight by a process that died: due again now (same delivery and event ids). */
-  resetInFlight(nowMs: number): Promise<number> {
-    return this.repo.resetInFlight(nowMs, isoNow(nowMs));
+  /** Deliveries whose lease ended (their worker died, or stopped mid-attempt): due again now, same delivery and event ids. */
+  reclaimExpired(nowMs: number): Promise<number> {
+    return this.repo.reclaimExpired(nowMs, isoNow(nowMs));
+  }
+
+  /** Gives back deliveries a stopping worker took and did not finish: due again now. */
+  release(leases: { id: string; token: string }[], nowMs: number): Promise<number> {
+    return this.repo.release(leases, nowMs, isoNow(nowMs));
   }
 
   async list(endpointId: string, q: { page: number; pageSize: number; state?: DeliveryFilter }): Promise<{ data: Delivery[]; total: number }> {

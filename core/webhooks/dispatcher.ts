@@ -15,10 +15,10 @@ import { TopicMatcher } from '../events/matcher.ts';
 import { eventJson } from '../events/event-body.ts';
 import type { WebhookEndpointsRepo } from '../storage/repos/webhook-endpoints.ts';
 import type { ChangeFeed } from '../storage/changes.ts';
-import type { HostConfig } from '../kernel/config.ts';
+import { leaseMsFor, type HostConfig } from '../kernel/config.ts';
 import type { Clock } from '../kernel/clock.ts';
 import { signingSecrets, type SecretSealer } from './endpoints.ts';
-import { Deliveries, EXCERPT_BYTES, type AttemptOutcome, type DueRow, type Pace } from './deliveries.ts';
+import { Deliveries, EXCERPT_BYTES, type AttemptOutcome, type DueRow } from './deliveries.ts';
 import type { EndpointHealth } from './health.ts';
 import { SignerPool } from './signer-pool.ts';
 import { SIGNATURE_HEADER, signHeader, unixSeconds } from './signature.ts';
@@ -44,19 +44,6 @@ export interface DispatcherDeps {
   health?: EndpointHealth;
 }
 
-/** An endpoint's limits: its in-flight cap, and its throttle (deliveries per second) or null. */
-interface Limits {
-  cap: number;
-  rate: number | null;
-}
-
-/** A throttled endpoint's token bucket (a second's worth at most). */
-interface Bucket {
-  tokens: number;
-  /** When `tokens` was last brought up to date (clock ms). */
-  at: number;
-}
-
 export const EVENT_ID_HEADER = 'x-diwan-event-id';
 export const DELIVERY_ID_HEADER = 'x-diwan-delivery-id';
 
@@ -67,11 +54,18 @@ export function eventBody(r: Pick<DueRow, 'event_id' | 'topic' | 'event_created_
 
 /** How long events from writes are gathered before a fan-out. */
 const EMIT_GATHER_MS = 5;
+/** How soon to look again at an endpoint another worker was taking from. */
+const BUSY_RETRY_MS = 10;
+/** How soon to try again after a fan-out or a take failed. */
+const RETRY_MS = 250;
 
 export class Dispatcher {
   private indexes = new Map<string, { matcher: TopicMatcher<string>; createdAt: Map<string, string> }>();
-  private inFlight = new Map<string, number>();
   private running = new Set<Promise<void>>();
+  /** The leases of the attempts under way here: given back if a stop cuts them off. */
+  private leases = new Map<string, string>();
+  /** Whether the next run first makes deliveries whose lease ended due again (at start and on the timer). */
+  private reclaim = true;
   private signer?: SignerPool;
   /** Keep-alive connections per origin; a new connection still goes through the pinned, guarded lookup. */
   private agents?: { http: http.Agent; https: https.Agent };
@@ -84,22 +78,19 @@ export class Dispatcher {
   private opened = new Map<string, string>();
   private timer?: NodeJS.Timeout;
   private emitTimer?: NodeJS.Timeout;
-  /** Per-endpoint limits, read once per endpoint and dropped when any endpoint changes. */
-  private limits = new Map<string, Limits>();
-  /** Throttles' buckets, kept across those changes (a change must not refill them). */
-  private buckets = new Map<string, Bucket>();
-  /** Wakes the loop when the earliest throttled endpoint may start again. */
+  /** Wakes the loop when the earliest throttled (or busy) endpoint may start again. */
   private paceTimer?: { at: number; t: NodeJS.Timeout };
   private readonly fanOutBatch: number;
   private readonly takeBatch: number;
   private readonly pollMs: number;
+  private readonly leaseMs: number;
 
   constructor(private deps: DispatcherDeps) {
-    // Any process's endpoint change (here, the CLI, another server) drops the indexes and limits.
-    deps.changes.on('endpoints', () => {
-      this.limits.clear();
-      this.invalidate();
-    });
+    // Any process's endpoint change (here, the CLI, another server) drops the indexes.
+    deps.changes.on('endpoints', () => this.invalidate());
+    // Events another process committed (an API process, when this one is a worker).
+    deps.changes.on('outbox', () => this.wake());
+    this.leaseMs = deps.config.leaseMs ?? leaseMsFor(deps.config.timeoutMs);
     this.fanOutBatch = deps.fanOutBatch ?? 500;
     this.takeBatch = deps.takeBatch ?? 256;
     this.pollMs = deps.pollMs ?? 5000;
@@ -159,45 +150,6 @@ export class Dispatcher {
     return this.signer;
   }
 
-  /** The pace of the endpoints at `now`: how many more may start, and what was taken. */
-  private pace(now: number): Pace {
-    return {
-      room: (id) => {
-        const l = this.limits.get(id);
-        return l ? this.roomOf(id, l, now) : this.loadLimits(id).then((loaded) => this.roomOf(id, loaded, now));
-      },
-      took: (id, n) => {
-        const b = this.buckets.get(id);
-        if (b && this.limits.get(id)?.rate != null) b.tokens -= n;
-      },
-    };
-  }
-
-  private async loadLimits(id: string): Promise<Limits> {
-    const r = await this.deps.endpoints.limits(id);
-    const l: Limits = { cap: Math.max(1, r?.maxInFlight ?? this.deps.config.maxInFlightPerEndpoint), rate: r?.ratePerSecond ?? null };
-    this.limits.set(id, l);
-    return l;
-  }
-
-  private roomOf(id: string, l: Limits, now: number): number {
-    const room = l.cap - (this.inFlight.get(id) ?? 0);
-    if (room <= 0 || l.rate === null) return room;
-    let b = this.buckets.get(id);
-    if (!b) {
-      if (this.buckets.size > 10_000) this.buckets.clear();
-      this.buckets.set(id, (b = { tokens: l.rate, at: now }));
-    } else if (now > b.at) {
-      b.tokens += ((now - b.at) * l.rate) / 1000;
-      b.at = now;
-    }
-    b.tokens = Math.min(l.rate, b.tokens);
-    const tokens = Math.floor(b.tokens);
-    // Throttled: look again when the next token is there (the work stays pending; others go on).
-    if (tokens < 1) this.wakeAt(now + Math.ceil(((1 - b.tokens) * 1000) / l.rate));
-    return Math.min(room, tokens);
-  }
-
   private wakeAt(at: number): void {
     if (!this.started || this.stopping || (this.paceTimer && this.paceTimer.at <= at)) return;
     if (this.paceTimer) clearTimeout(this.paceTimer.t);
@@ -213,16 +165,19 @@ export class Dispatcher {
   async pump(rescan = false): Promise<number> {
     if (this.stopping) return 0;
     const now = this.deps.clock.now();
-    if (rescan) this.candidates = null;
-    const full = this.candidates === null;
-    if (full) this.candidates = new Set();
-    const rows = await this.deps.deliveries.take(now, this.takeBatch, this.pace(now), full ? undefined : this.candidates!);
-    if (full) {
-      // After a full look, the endpoints that got work (and may have more) are the candidates.
-      for (const r of rows) this.candidates!.add(r.endpoint_id);
-    }
+    const full = rescan || this.candidates === null;
+    // Fan-outs under way add to the set while the take runs; a wake asking for a full look meanwhile sets it to null.
+    const candidates = full ? new Set<string>() : this.candidates!;
+    this.candidates = candidates;
+    const taken = await this.deps.deliveries.take(
+      now, this.takeBatch, { maxInFlightPerEndpoint: this.deps.config.maxInFlightPerEndpoint, leaseMs: this.leaseMs }, full ? undefined : candidates,
+    );
+    // After a full look, the endpoints that may have more are the candidates.
+    for (const id of taken.more) candidates.add(id);
+    if (taken.busy) this.wakeAt(now + BUSY_RETRY_MS);
+    if (taken.throttledUntil !== null) this.wakeAt(taken.throttledUntil);
+    const rows = taken.rows;
     if (rows.length === 0) return 0;
-    for (const r of rows) this.inFlight.set(r.endpoint_id, (this.inFlight.get(r.endpoint_id) ?? 0) + 1);
 
     const t = unixSeconds(now);
     const bodies = new Map<string, Buffer>();
@@ -242,7 +197,7 @@ export class Dispatcher {
       // The pool is closed or a worker failed: sign on this thread rather than not at all.
       headers = items.map((it) => signHeader(it.secrets, it.t, it.body));
     }
-    const attempts = rows.map((r, i) => this.attempt(r, items[i].body, headers[i]));
+    const attempts = rows.map((r, i) => this.attempt(r, taken.token, items[i].body, headers[i]));
     await Promise.all(attempts);
     return rows.length;
   }
@@ -272,7 +227,10 @@ export class Dispatcher {
             batch.map((b) => b.item),
             this.deps.health?.observe,
           )
-          // The store is closed (stop timed out): the rows stay in flight and are re-sent at next boot.
+          .then(({ fenced }) => {
+            if (fenced) this.attemptsByResult.set('fenced', (this.attemptsByResult.get('fenced') ?? 0) + fenced);
+          })
+          // The store is closed (stop timed out): the rows stay in flight until their lease ends, then are sent again.
           .catch(() => {})
           .finally(() => batch.forEach((b) => b.done()));
       });
@@ -290,8 +248,9 @@ export class Dispatcher {
     return url.startsWith('https:') ? this.agents.https : this.agents.http;
   }
 
-  private attempt(r: DueRow, body: Buffer, signature: string): Promise<void> {
+  private attempt(r: DueRow, token: string, body: Buffer, signature: string): Promise<void> {
     const { config, clock } = this.deps;
+    this.leases.set(r.id, token);
     const p = (async () => {
       let result: SendResult;
       try {
@@ -312,11 +271,9 @@ export class Dispatcher {
       const attemptNo = r.attempts + 1;
       const outcome = result.ok ? 'delivered' : (result.failure ?? 'other');
       this.attemptsByResult.set(outcome, (this.attemptsByResult.get(outcome) ?? 0) + 1);
-      await this.store({ deliveryId: r.id, attemptNo, result, next: nextState(attemptNo, result.ok, config.ladder, now), nowMs: now, row: r });
+      await this.store({ deliveryId: r.id, attemptNo, result, next: nextState(attemptNo, result.ok, config.ladder, now), nowMs: now, token, row: r });
     })().finally(() => {
-      const n = (this.inFlight.get(r.endpoint_id) ?? 1) - 1;
-      if (n <= 0) this.inFlight.delete(r.endpoint_id);
-      else this.inFlight.set(r.endpoint_id, n);
+      this.leases.delete(r.id);
       this.running.delete(p);
       if (this.started && !this.stopping) this.wake();
     });
@@ -342,9 +299,9 @@ export class Dispatcher {
     return total;
   }
 
-  /** Deliveries found in flight at boot (the process died mid-attempt) are due again now. */
-  recoverInFlight(): Promise<number> {
-    return this.deps.deliveries.resetInFlight(this.deps.clock.now());
+  /** Deliveries whose lease ended (a worker died or stopped mid-attempt) are due again now. */
+  reclaimExpired(): Promise<number> {
+    return this.deps.deliveries.reclaimExpired(this.deps.clock.now());
   }
 
   /** Signing round trips and items so far (the batching ratio). */
@@ -357,14 +314,17 @@ export class Dispatcher {
     return this.signer?.queueDepth ?? 0;
   }
 
-  /** Attempts made by this process so far, by result (`delivered`, or the failure: `timeout`, `http_status`, …). */
+  /**
+   * Attempts made by this process so far, by result (`delivered`, or the failure: `timeout`,
+   * `http_status`, …); `fenced`: results not recorded because the lease had ended.
+   */
   readonly attemptsByResult = new Map<string, number>();
 
   get isRunning(): boolean {
     return this.started && !this.stopping;
   }
 
-  /** The server loop: recovers in-flight rows, then runs on emits, completions and a timer. */
+  /** The server loop: runs on emits (here or, heard through the change feed, elsewhere), completions and a timer. */
   start(): void {
     if (this.started) return;
     this.started = true;
@@ -379,9 +339,8 @@ export class Dispatcher {
         this.wake();
       }, EMIT_GATHER_MS);
     };
-    void this.recoverInFlight()
-      .catch(() => {})
-      .then(() => this.wake());
+    this.reclaim = true;
+    this.wake();
   }
 
   /** Wakes the loop (coalesced into one run per turn of the event loop). */
@@ -393,10 +352,15 @@ export class Dispatcher {
       this.wakeScheduled = false;
       if (this.stopping) return;
       try {
+        if (this.reclaim) {
+          await this.reclaimExpired();
+          this.reclaim = false;
+        }
         await this.fanOut();
-        void this.pump().catch(() => {});
+        // A failed step (SQLITE_BUSY from another process, a lost connection) is tried again shortly, not at the next poll.
+        void this.pump().catch(() => this.wakeAt(this.deps.clock.now() + RETRY_MS));
       } catch {
-        // e.g. SQLITE_BUSY from another process: the timer tries again.
+        this.wakeAt(this.deps.clock.now() + RETRY_MS);
       }
       await this.schedule();
     });
@@ -413,13 +377,17 @@ export class Dispatcher {
     }
     if (this.stopping) return;
     if (this.timer) clearTimeout(this.timer);
-    this.timer = setTimeout(() => this.wake(true), delay);
+    this.timer = setTimeout(() => {
+      this.reclaim = true;
+      this.wake(true);
+    }, delay);
     this.timer.unref();
   }
 
   /**
-   * Stops taking work and waits up to `waitMs` for attempts in flight; what is not sent stays
-   * pending (or in flight, re-sent at the next boot). Closes the signing pool.
+   * Stops taking work and waits up to `waitMs` for attempts in flight; what is still under way
+   * then is given back (due again now, for any worker; its late result is fenced off). Closes
+   * the signing pool.
    */
   async stop(waitMs = Math.min(this.deps.config.timeoutMs + 1000, 15_000)): Promise<void> {
     this.stopping = true;
@@ -434,6 +402,10 @@ export class Dispatcher {
       let t: NodeJS.Timeout | undefined;
       await Promise.race([Promise.allSettled([...this.running]), new Promise((r) => (t = setTimeout(r, waitMs)))]);
       clearTimeout(t);
+    }
+    if (this.leases.size) {
+      const cut = [...this.leases].map(([id, token]) => ({ id, token }));
+      await this.deps.deliveries.release(cut, this.deps.clock.now()).catch(() => {});
     }
     this.agents?.http.destroy();
     this.agents?.https.destroy();

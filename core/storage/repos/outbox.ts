@@ -87,12 +87,15 @@ export class OutboxRepo {
     await this.db.run('INSERT INTO outbox (id, company_id, topic, data, test, created_at, subject_id) VALUES (?, ?, ?, ?, ?, ?, ?)', [
       e.id, e.companyId, e.topic, e.data, e.test ? 1 : 0, e.createdAt, e.subjectId ?? null,
     ]);
+    // Workers in other processes wake at the commit (several in one transaction are told once).
+    if (this.db.dialect.notifyEvents) await this.db.get(this.db.dialect.notifyEvents);
   }
 
   /** The oldest events not yet fanned out to endpoints. */
   pending(limit: number): Promise<PendingRow[]> {
     return this.db.all<PendingRow>(
-      'SELECT id, company_id AS "companyId", topic, created_at AS "createdAt", subject_id AS "subjectId" FROM outbox WHERE dispatched_at IS NULL ORDER BY seq LIMIT ?',
+      // Several workers fan out side by side, each its own events.
+      `SELECT id, company_id AS "companyId", topic, created_at AS "createdAt", subject_id AS "subjectId" FROM outbox WHERE dispatched_at IS NULL ORDER BY seq LIMIT ? ${this.db.dialect.skipLocked}`,
       [limit],
     );
   }
@@ -114,7 +117,10 @@ export class OutboxRepo {
   }
 
   async markDispatched(ids: string[], at: string): Promise<void> {
-    for (const id of ids) await this.db.run('UPDATE outbox SET dispatched_at = ? WHERE id = ?', [at, id]);
+    for (let i = 0; i < ids.length; i += 500) {
+      const part = ids.slice(i, i + 500);
+      await this.db.run(`UPDATE outbox SET dispatched_at = ? WHERE id IN (${part.map(() => '?').join(', ')})`, [at, ...part]);
+    }
   }
 
   /** One event of a company. */

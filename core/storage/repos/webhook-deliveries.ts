@@ -35,6 +35,16 @@ export interface AttemptRow {
   response_bytes: number;
 }
 
+/** An endpoint's limits and its shared throttle bucket. */
+export interface EndpointPace {
+  max_in_flight: number | null;
+  rate_per_second: number | null;
+  throttle_milli: number | null;
+  throttle_at: number | null;
+}
+
+const numOrNull = (v: unknown): number | null => (v == null ? null : Number(v));
+
 /** A due delivery with what sending it needs. */
 export interface DueRow {
   id: string;
@@ -94,6 +104,35 @@ export class WebhookDeliveriesRepo {
     return rows.map((r) => r.endpoint_id);
   }
 
+  /**
+   * An enabled endpoint's limits and throttle bucket, its row locked to the end of the
+   * transaction so that workers take its deliveries one at a time: `busy` when another worker
+   * holds it now (PostgreSQL; SQLite's writers already take turns), undefined when disabled or gone.
+   */
+  async lockEndpoint(endpointId: string): Promise<EndpointPace | 'busy' | undefined> {
+    const r = await this.db.get<EndpointPace>(
+      `SELECT max_in_flight, rate_per_second, throttle_milli, throttle_at FROM webhook_endpoints WHERE id = ? AND enabled = 1 ${this.db.dialect.skipLocked}`,
+      [endpointId],
+    );
+    if (r) return { max_in_flight: numOrNull(r.max_in_flight), rate_per_second: numOrNull(r.rate_per_second), throttle_milli: numOrNull(r.throttle_milli), throttle_at: numOrNull(r.throttle_at) };
+    if (!this.db.dialect.skipLocked) return undefined;
+    return (await this.db.get('SELECT 1 AS one FROM webhook_endpoints WHERE id = ? AND enabled = 1', [endpointId])) ? 'busy' : undefined;
+  }
+
+  /** Stores an endpoint's throttle bucket (its row locked by `lockEndpoint`). */
+  async saveThrottle(endpointId: string, milli: number, atMs: number): Promise<void> {
+    await this.db.run('UPDATE webhook_endpoints SET throttle_milli = ?, throttle_at = ? WHERE id = ?', [Math.round(milli), atMs, endpointId]);
+  }
+
+  /** An endpoint's deliveries in flight under a lease not yet ended. */
+  async inFlightOf(endpointId: string, nowMs: number): Promise<number> {
+    const r = await this.db.get<{ n: number }>(
+      "SELECT count(*) AS n FROM webhook_deliveries WHERE endpoint_id = ? AND state = 'in_flight' AND lease_until > ?",
+      [endpointId, nowMs],
+    );
+    return Number(r!.n);
+  }
+
   /** The oldest due deliveries of one enabled endpoint, with the event and the endpoint's secrets. */
   dueOf(endpointId: string, nowMs: number, limit: number): Promise<DueRow[]> {
     return this.db.all<DueRow>(
@@ -113,35 +152,77 @@ export class WebhookDeliveriesRepo {
     return Object.fromEntries(rows.map((r) => [r.state, Number(r.n)]));
   }
 
-  async markInFlight(id: string, at: string): Promise<void> {
-    await this.db.run("UPDATE webhook_deliveries SET state = 'in_flight', updated_at = ? WHERE id = ? AND state = 'pending'", [at, id]);
+  /** Takes pending deliveries under one lease; answers the ids taken (a row changed meanwhile is left). */
+  async lease(ids: string[], token: string, untilMs: number, at: string): Promise<Set<string>> {
+    const taken = new Set<string>();
+    // One row at a time: an `id IN (…)` list leads SQLite's planner to the state index instead of the id.
+    for (const id of ids) {
+      const { changes } = await this.db.run(
+        "UPDATE webhook_deliveries SET state = 'in_flight', lease_until = ?, lease_token = ?, updated_at = ? WHERE id = ? AND state = 'pending'",
+        [untilMs, token, at, id],
+      );
+      if (changes === 1) taken.add(id);
+    }
+    return taken;
   }
 
-  /** When the next pending delivery of an enabled endpoint falls due (ms), or null. */
+  /** When the next pending delivery of an enabled endpoint falls due, or the next lease ends (ms), or null. */
   async nextDue(): Promise<number | null> {
-    const r = await this.db.get<{ t: number | null }>(
+    const due = await this.db.get<{ t: number | null }>(
       "SELECT d.next_attempt_at AS t FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id AND e.enabled = 1 WHERE d.state = 'pending' ORDER BY d.next_attempt_at LIMIT 1",
     );
-    return r?.t == null ? null : Number(r.t);
+    const lease = await this.db.get<{ t: number | null }>("SELECT min(lease_until) AS t FROM webhook_deliveries WHERE state = 'in_flight'");
+    const times = [due?.t, lease?.t].filter((t) => t != null).map(Number);
+    return times.length ? Math.min(...times) : null;
   }
 
-  async record(r: AttemptResult): Promise<void> {
+  /**
+   * Stores an attempt's result if the lease it was sent under still holds (fencing: a worker
+   * whose lease ended, the delivery since taken again, records nothing). Answers whether it did.
+   */
+  async record(r: AttemptResult, token: string): Promise<boolean> {
+    const { changes } = await this.db.run(
+      `UPDATE webhook_deliveries SET state = ?, attempts = ?, next_attempt_at = ?, last_status = ?, last_failure = ?, updated_at = ?,
+         delivered_at = COALESCE(?, delivered_at), lease_until = NULL, lease_token = NULL
+       WHERE id = ? AND state = 'in_flight' AND lease_token = ?`,
+      [r.next.state, r.attempt, r.next.at, r.status, r.failure, r.at, r.next.state === 'delivered' ? r.at : null, r.deliveryId, token],
+    );
+    if (changes !== 1) return false;
     await this.db.run(
       `INSERT INTO webhook_attempts (delivery_id, company_id, attempt, at, duration_ms, status, failure, detail, response_excerpt, response_bytes)
        VALUES (?, (SELECT company_id FROM webhook_deliveries WHERE id = ?), ?, ?, ?, ?, ?, ?, ?, ?)`,
       [r.deliveryId, r.deliveryId, r.attempt, r.at, Math.round(r.durationMs), r.status, r.failure, r.detail, r.responseExcerpt, r.responseBytes],
     );
-    await this.db.run(
-      `UPDATE webhook_deliveries SET state = ?, attempts = ?, next_attempt_at = ?, last_status = ?, last_failure = ?, updated_at = ?,
-         delivered_at = COALESCE(?, delivered_at) WHERE id = ?`,
-      [r.next.state, r.attempt, r.next.at, r.status, r.failure, r.at, r.next.state === 'delivered' ? r.at : null, r.deliveryId],
-    );
+    return true;
   }
 
-  /** Deliveries left in flight by a process that died: due again now (same delivery and event ids). */
-  async resetInFlight(nowMs: number, at: string): Promise<number> {
+  /**
+   * Deliveries whose lease ended (their worker died or stopped mid-attempt; a row in flight with
+   * no lease is from before leases): due again now, same delivery and event ids.
+   */
+  async reclaimExpired(nowMs: number, at: string): Promise<number> {
     const least = this.db.dialect.least('coalesce(next_attempt_at, ?)', '?');
-    return (await this.db.run(`UPDATE webhook_deliveries SET state = 'pending', next_attempt_at = ${least}, updated_at = ? WHERE state = 'in_flight'`, [nowMs, nowMs, at])).changes;
+    return (
+      await this.db.run(
+        `UPDATE webhook_deliveries SET state = 'pending', next_attempt_at = ${least}, lease_until = NULL, lease_token = NULL, updated_at = ?
+         WHERE state = 'in_flight' AND (lease_until IS NULL OR lease_until <= ?)`,
+        [nowMs, nowMs, at, nowMs],
+      )
+    ).changes;
+  }
+
+  /** Gives back what a stopping worker took and did not finish: due again now. */
+  async release(leases: { id: string; token: string }[], nowMs: number, at: string): Promise<number> {
+    let n = 0;
+    for (const l of leases) {
+      n += (
+        await this.db.run(
+          "UPDATE webhook_deliveries SET state = 'pending', next_attempt_at = ?, lease_until = NULL, lease_token = NULL, updated_at = ? WHERE id = ? AND state = 'in_flight' AND lease_token = ?",
+          [nowMs, at, l.id, l.token],
+        )
+      ).changes;
+    }
+    return n;
   }
 
   async list(endpointId: string, q: { page: number; pageSize: number; state?: DeliveryFilter }): Promise<{ total: number; rows: DeliveryRow[] }> {

@@ -1,0 +1,123 @@
+// Several delivery workers on one database, as `diwan worker` processes are (here, hosts in one
+// test process, each with its own connections; test/multi-process.test.ts runs real processes):
+// an API-only host's events wake the workers at once; each delivery is taken by one worker; an
+// endpoint's in-flight cap and throttle hold across workers; a worker whose lease ended records
+// nothing (the delivery goes to another, same delivery id).
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { buildHost, type Host } from '../core/host.ts';
+import type { HostConfig } from '../core/kernel/config.ts';
+import { databases, type Location } from './db.ts';
+import { WEBHOOKS, addEndpoint, createCompany, createCustomer, invoicingSources, receiver, until, type Receiver } from './webhooks-kit.ts';
+
+const open: { hosts: Host[]; receivers: Receiver[]; locations: Location[]; dirs: string[] } = { hosts: [], receivers: [], locations: [], dirs: [] };
+afterEach(async () => {
+  await Promise.all(open.receivers.splice(0).map((r) => r.close()));
+  await Promise.all(open.hosts.splice(0).map((h) => h.close()));
+  await Promise.all(open.locations.splice(0).map((l) => l.drop()));
+  for (const d of open.dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
+});
+
+type Role = 'api' | 'worker';
+
+describe.each(databases())('delivery workers side by side ($name)', (db) => {
+  /** Hosts on one fresh database, one per role list; the workers' loops started. */
+  async function hosts(roles: Role[][], webhooks: Partial<HostConfig['webhooks']> = {}): Promise<Host[]> {
+    const loc = await db.location();
+    open.locations.push(loc);
+    const made: Host[] = [];
+    for (const r of roles) {
+      const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'diwan-worker-'));
+      open.dirs.push(dataDir);
+      const host = await buildHost({
+        ...(loc.url ? { databaseUrl: loc.url } : { dbFile: loc.file }),
+        sources: invoicingSources(),
+        config: { dataDir, roles: { api: r.includes('api'), worker: r.includes('worker') }, webhooks: { ...WEBHOOKS, ...webhooks } },
+      });
+      open.hosts.push(host);
+      made.push(host);
+    }
+    for (const h of made) if (h.config.roles.worker) h.start();
+    return made;
+  }
+
+  it("delivers an API-only host's events through two workers, each once, woken by the commit rather than the 5 s poll", async () => {
+    const [api] = await hosts([['api'], ['worker'], ['worker']]);
+    const co = await createCompany(api);
+    const r = await receiver();
+    open.receivers.push(r);
+    await addEndpoint(co.as(), { url: r.url, topics: ['customer.*'], maxInFlight: 8 });
+    const t0 = performance.now();
+    await Promise.all(Array.from({ length: 40 }, (_, i) => createCustomer(co.as(), `C${i}`)));
+    await r.waitFor(40, 4000);
+    // Well inside the workers' 5 s poll: they were told.
+    expect(performance.now() - t0).toBeLessThan(4000);
+    const ids = r.got.map((g) => g.headers['x-diwan-delivery-id']);
+    expect(new Set(ids).size).toBe(40);
+    await until(async () => (await api.storage.db.get<{ n: number }>("SELECT count(*) AS n FROM webhook_deliveries WHERE state = 'delivered'"))!.n == 40, 3000);
+    const attempts = await api.storage.db.get<{ n: number }>('SELECT count(*) AS n FROM webhook_attempts');
+    expect(Number(attempts!.n)).toBe(40);
+  });
+
+  it("holds an endpoint's in-flight cap across workers", async () => {
+    const [api] = await hosts([['api'], ['worker'], ['worker']]);
+    const co = await createCompany(api);
+    let now = 0;
+    let most = 0;
+    const r = await receiver((_req, res) => {
+      most = Math.max(most, ++now);
+      setTimeout(() => {
+        now--;
+        res.writeHead(200).end('ok');
+      }, 150);
+    });
+    open.receivers.push(r);
+    await addEndpoint(co.as(), { url: r.url, topics: ['customer.*'], maxInFlight: 2 });
+    for (let i = 0; i < 10; i++) await createCustomer(co.as(), `C${i}`);
+    await r.waitFor(10, 8000);
+    expect(most).toBe(2);
+    expect(new Set(r.got.map((g) => g.headers['x-diwan-delivery-id'])).size).toBe(10);
+  });
+
+  it("holds an endpoint's throttle across workers (one bucket, a second's worth at once)", async () => {
+    const [api] = await hosts([['api'], ['worker'], ['worker']]);
+    const co = await createCompany(api);
+    const r = await receiver();
+    open.receivers.push(r);
+    await addEndpoint(co.as(), { url: r.url, topics: ['customer.*'], ratePerSecond: 2 });
+    for (let i = 0; i < 6; i++) await createCustomer(co.as(), `C${i}`);
+    await r.waitFor(6, 6000);
+    // Two at once, then one every 500 ms: the sixth 2 s after the first was taken (its arrival
+    // may lag, the first connection being made). Two buckets (one per worker) would have let four
+    // go at once and the sixth within a second.
+    const at = r.got.map((g) => g.at).sort((a, b) => a - b);
+    expect(at[3] - at[0]).toBeGreaterThanOrEqual(400);
+    expect(at[5] - at[0]).toBeGreaterThanOrEqual(1500);
+  });
+
+  it('gives a delivery whose lease ended to another attempt, and records nothing of the late one (fencing)', async () => {
+    // A lease shorter than the attempt's time-out, which loadConfig refuses, makes the case happen.
+    const [api, w1, w2] = await hosts([['api'], ['worker'], ['worker']], { timeoutMs: 4000, leaseMs: 400, maxInFlightPerEndpoint: 1 });
+    const co = await createCompany(api);
+    let calls = 0;
+    const r = await receiver((_req, res) => {
+      // The first attempt answers after its lease has ended; the next at once.
+      if (++calls === 1) setTimeout(() => res.writeHead(200).end('late'), 1500);
+      else res.writeHead(200).end('ok');
+    });
+    open.receivers.push(r);
+    const ep = await addEndpoint(co.as(), { url: r.url, topics: ['customer.*'] });
+    await createCustomer(co.as(), 'Once');
+    await r.waitFor(2, 4000);
+    expect(r.got[0].headers['x-diwan-delivery-id']).toBe(r.got[1].headers['x-diwan-delivery-id']);
+    const fenced = () => (w1.webhooks.dispatcher.attemptsByResult.get('fenced') ?? 0) + (w2.webhooks.dispatcher.attemptsByResult.get('fenced') ?? 0);
+    await until(async () => fenced() === 1, 3000);
+    const list = (await co.as().get(`/api/v1/webhook-endpoints/${ep.id}/deliveries`)).json();
+    expect(list.data).toHaveLength(1);
+    expect(list.data[0]).toMatchObject({ state: 'delivered', attemptCount: 1 });
+    const one = (await co.as().get(`/api/v1/webhook-endpoints/${ep.id}/deliveries/${list.data[0].id}`)).json().data;
+    expect(one.attempts.map((a: { responseExcerpt: string }) => a.responseExcerpt)).toEqual(['ok']);
+  });
+});
