@@ -27,6 +27,7 @@ const DRAIN_MS = 60_000;
 /** Short leases and retries, so the killed worker's deliveries come back within seconds. */
 const PROCESS_ENV = {
   DIWAN_WEBHOOK_ALLOW_LOOPBACK: '1',
+  DIWAN_WEBHOOK_TIMEOUT_MS: '3000',
   DIWAN_WEBHOOK_LEASE_MS: '5000',
   DIWAN_WEBHOOK_LADDER: '1s,1s,2s,2s,5s',
   DIWAN_WEBHOOK_MAX_IN_FLIGHT: '8',
@@ -101,11 +102,14 @@ function startProcess(name: string, command: 'serve' | 'worker', env: Record<str
     let out = '';
     child.stdout!.on('data', (d) => {
       out += d;
+      let doc: { url?: string; error?: unknown };
       try {
-        resolve({ name, child, url: JSON.parse(out).url, stderr });
+        doc = JSON.parse(out);
       } catch {
-        /* not complete yet */
+        return; // not complete yet
       }
+      if (doc.url) resolve({ name, child, url: doc.url, stderr });
+      else reject(new Error(`${name} did not start: ${out}`));
     });
     child.once('exit', (code, signal) => reject(new Error(`${name} exited (${code ?? signal}) before listening: ${stderr.join('')}`)));
   });
@@ -187,10 +191,12 @@ describe.skipIf(process.env.DIWAN_TEST_DATABASES === 'sqlite')('2 API processes 
     // The kill: once deliveries flow, the worker that has made the most attempts so far.
     let killedAt = 0;
     let killed: Proc | undefined;
+    let killedAttempts = 0;
     const killer = (async () => {
       await until('deliveries flowing', () => recv.seen.requests >= KILL_AFTER, 120_000, 10);
       const counts = await Promise.all(workers.map((w) => attemptsOf(w).catch(() => 0)));
-      killed = workers[counts.indexOf(Math.max(...counts))];
+      killedAttempts = Math.max(...counts);
+      killed = workers[counts.indexOf(killedAttempts)];
       killedAt = Date.now();
       killed.child.kill('SIGKILL');
     })();
@@ -215,6 +221,8 @@ describe.skipIf(process.env.DIWAN_TEST_DATABASES === 'sqlite')('2 API processes 
     const tSent = Date.now();
     await killer;
     expect(killed, 'a worker was killed mid-run').toBeDefined();
+    // It was delivering when it died.
+    expect(killedAttempts).toBeGreaterThan(0);
     expect(await new Promise((r) => (killed!.child.exitCode !== null || killed!.child.signalCode !== null ? r(killed!.child.signalCode) : killed!.child.once('exit', (_c, s) => r(s))))).toBe('SIGKILL');
 
     // Delivery finishes on the two workers left, the killed one's leases running out.
@@ -228,7 +236,7 @@ describe.skipIf(process.env.DIWAN_TEST_DATABASES === 'sqlite')('2 API processes 
     const duplicates = [...recv.seen.deliveries].filter(([, times]) => times.length > 1);
     // A delivery received twice must have been first received before the kill: only the killed worker's work is redone.
     const redoneByLive = duplicates.filter(([, times]) => times[0] >= killedAt).map(([id, times]) => ({ id, times: times.map((t) => t - killedAt) }));
-    const report = { done, missing: missing.length, states, overlaps: recv.seen.overlaps.length, duplicates: duplicates.length, redoneByLive: redoneByLive.slice(0, 5), killed: killed!.name, ms: { boot: tBooted - t0, send: tSent - tBooted, kill: killedAt - tBooted, drain: tDone - tSent } };
+    const report = { done, missing: missing.length, states, overlaps: recv.seen.overlaps.length, duplicates: duplicates.length, redoneByLive: redoneByLive.slice(0, 5), killed: killed!.name, killedAttempts, ms: { boot: tBooted - t0, send: tSent - tBooted, kill: killedAt - tBooted, drain: tDone - tSent } };
     console.log('multi-process:', JSON.stringify(report));
 
     // Every event was delivered at least once, and nothing was lost.
