@@ -107,6 +107,15 @@ describe('diwan migrate on a SQLite data folder', { timeout: 60_000 }, () => {
     expect(current.code).toBe(0);
     expect(current.json).toMatchObject({ current: true, missing: { tables: [], columns: [], indexes: [], steps: [] } });
   });
+
+  it('diwan worker runs on the same folder and answers /readyz', async () => {
+    const dataDir = path.join(work, 'sqlite-data');
+    const { child, info } = await running({ DATA_DIR: dataDir }, 'worker');
+    expect(info).toMatchObject({ roles: ['worker'], database: path.join(dataDir, 'diwan.db') });
+    expect((await get(`${info.url}/readyz`)).status).toBe(200);
+    expect((await get(`${info.url}/api/v1/openapi.json`)).status).toBe(404);
+    expect(await stop(child)).toBe(0);
+  });
 });
 
 // DIWAN_TEST_DATABASES=sqlite leaves PostgreSQL out (test/db.ts).

@@ -4,6 +4,7 @@
 // delivery and the scheduler only (it still answers /healthz, /readyz and /metrics on its port).
 // Any number of each run against one database. With `--json` the CLI prints one JSON document
 // once listening — where, with which data and roles — and nothing else on stdout.
+import path from 'node:path';
 import { say, type CliString } from '../output.ts';
 import { intOption, type CommandGroup } from './command.ts';
 
@@ -53,7 +54,8 @@ function serverCommand(kind: ServerKind): CommandGroup {
           }
           const { redactUrl } = await import('../../core/storage/open.ts');
           const roles = (['api', 'worker'] as const).filter((r) => host.config.roles[r]);
-          const database = host.config.databaseUrl ? redactUrl(host.config.databaseUrl) : 'sqlite';
+          // As `diwan migrate` names it: the URL without its password, or the SQLite file.
+          const database = host.config.databaseUrl ? redactUrl(host.config.databaseUrl) : path.join(host.config.dataDir, 'diwan.db');
           const data = { url: `http://${local}:${actual}`, port: actual, host: host.config.host, dataDir: host.config.dataDir, database, roles, pid: process.pid };
           return { data, text: say(ctx.lang, kind.listening, data), keepAlive: true };
         },
