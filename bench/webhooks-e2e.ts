@@ -2,7 +2,8 @@
 // host (outbox → fan-out → batched signing on the pool → guarded POST → delivery log) vs a
 // bare undici loop that signs inline and POSTs the same bodies to the same receiver, at the
 // same concurrency, in the same run. The receiver runs in a child process so that it costs
-// both cases alike. Prints deliveries/s, their ratio, and p50/p99 latency (write → 2xx).
+// both cases alike. Prints deliveries/s, their ratio, and p50/p99 latency (write → 2xx) under a
+// burst; then p50/p99 at a light load (10 events a second, each sent as it is written).
 // Usage: npx tsx bench/webhooks-e2e.ts [events, default 1000] [endpoints, default 4] [in flight per endpoint, default 8]
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -59,7 +60,12 @@ interface Result {
   p99: number;
 }
 
-async function runHost(port: number): Promise<Result> {
+/** Events of the light load, one every LIGHT_MS. */
+const LIGHT_EVENTS = 50;
+const LIGHT_MS = 100;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function runHost(port: number, events = EVENTS, paceMs = 0): Promise<Result> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'diwan-bench-wh-'));
   const file = path.join(REPO_ROOT, 'manifests', 'invoicing.json');
   const manifest = validManifest(JSON.parse(fs.readFileSync(file, 'utf8')));
@@ -81,7 +87,7 @@ async function runHost(port: number): Promise<Result> {
     const latencies: number[] = [];
     let delivered = 0;
     let failed = 0;
-    const expected = EVENTS * ENDPOINTS;
+    const expected = events * ENDPOINTS;
     let done!: () => void;
     const allDone = new Promise<void>((r) => (done = r));
     const deliveries = host.webhooks.deliveries;
@@ -101,7 +107,8 @@ async function runHost(port: number): Promise<Result> {
 
     host.webhooks.start();
     const started = performance.now();
-    for (let i = 0; i < EVENTS; i++) {
+    for (let i = 0; i < events; i++) {
+      if (paceMs) await sleep(paceMs);
       // One committed write per event, as a document write's transaction would emit it.
       const ev = await host.storage.db.transaction(() => host.outbox.emit(company.id, 'invoice.created', sampleData(i)));
       committed.set(ev.id, performance.now());
@@ -117,22 +124,32 @@ async function runHost(port: number): Promise<Result> {
   }
 }
 
-async function runBare(port: number): Promise<Result> {
+async function runBare(port: number, events = EVENTS, paceMs = 0): Promise<Result> {
   const secrets = Array.from({ length: ENDPOINTS }, () => generateSecret());
   const pool = new Pool(`http://127.0.0.1:${port}`, { connections: CONCURRENCY, pipelining: 1 });
   const jobs: { body: string; endpoint: number; ready: number; eventId: string }[] = [];
   const latencies: number[] = [];
   const started = performance.now();
-  for (let i = 0; i < EVENTS; i++) {
-    const eventId = `evt_${i}`;
-    const body = eventBody({ event_id: eventId, topic: 'invoice.created', event_created_at: new Date().toISOString(), company_id: 'co_bench', data: JSON.stringify(sampleData(i)), test: 0 });
-    const ready = performance.now();
-    for (let e = 0; e < ENDPOINTS; e++) jobs.push({ body, endpoint: e, ready, eventId });
-  }
+  let produced = 0;
+  const produce = async () => {
+    for (let i = 0; i < events; i++) {
+      if (paceMs) await sleep(paceMs);
+      const eventId = `evt_${i}`;
+      const body = eventBody({ event_id: eventId, topic: 'invoice.created', event_created_at: new Date().toISOString(), company_id: 'co_bench', data: JSON.stringify(sampleData(i)), test: 0 });
+      const ready = performance.now();
+      for (let e = 0; e < ENDPOINTS; e++) jobs.push({ body, endpoint: e, ready, eventId });
+      produced++;
+    }
+  };
+  const producing = produce();
   let next = 0;
   let delivered = 0;
   const worker = async () => {
-    while (next < jobs.length) {
+    while (next < jobs.length || produced < events) {
+      if (next >= jobs.length) {
+        await sleep(1);
+        continue;
+      }
       const j = jobs[next++];
       const t = unixSeconds(Date.now());
       const res = await pool.request({
@@ -148,7 +165,7 @@ async function runBare(port: number): Promise<Result> {
       }
     }
   };
-  await Promise.all(Array.from({ length: CONCURRENCY }, worker));
+  await Promise.all([producing, ...Array.from({ length: CONCURRENCY }, worker)]);
   const seconds = (performance.now() - started) / 1000;
   await pool.close();
   latencies.sort((a, b) => a - b);
@@ -172,7 +189,11 @@ try {
     console.log(`${r.name.padEnd(52)} ${r.perSecond.toFixed(0).padStart(7)} deliveries/s  p50 ${r.p50.toFixed(1)} ms  p99 ${r.p99.toFixed(1)} ms  (${r.deliveries} in ${r.seconds.toFixed(2)} s)`);
   }
   console.log(`ratio host/bare throughput: ${(host.perSecond / bare.perSecond).toFixed(3)}`);
-  console.log(JSON.stringify({ bench: 'webhooks-e2e', events: EVENTS, endpoints: ENDPOINTS, perEndpoint: PER_ENDPOINT, host, bare, ratio: host.perSecond / bare.perSecond }));
+  // Light load: latency, not throughput.
+  const lightHost = await runHost(receiver.port, LIGHT_EVENTS, LIGHT_MS);
+  const lightBare = await runBare(receiver.port, LIGHT_EVENTS, LIGHT_MS);
+  console.log(`light load (${1000 / LIGHT_MS} events/s × ${ENDPOINTS} endpoints, ${LIGHT_EVENTS} events): host p50 ${lightHost.p50.toFixed(1)} ms p99 ${lightHost.p99.toFixed(1)} ms; bare p50 ${lightBare.p50.toFixed(1)} ms p99 ${lightBare.p99.toFixed(1)} ms`);
+  console.log(JSON.stringify({ bench: 'webhooks-e2e', events: EVENTS, endpoints: ENDPOINTS, perEndpoint: PER_ENDPOINT, host, bare, ratio: host.perSecond / bare.perSecond, light: { host: lightHost, bare: lightBare } }));
 } finally {
   receiver.stop();
 }

@@ -35,6 +35,7 @@ import type { AppRoute } from './apps/routes-for-app.ts';
 import { Pipeline, requestPath } from './http/pipeline.ts';
 import { makeAuthenticate, makeStillValid } from './http/auth.ts';
 import { createAuthThrottle } from './http/auth-throttle.ts';
+import { memoryRateLimiter, sharedRateLimiter } from './http/rate-limit.ts';
 import { installJsonBodyParser } from './http/json-body.ts';
 import { installHostHeaderCheck } from './http/client-errors.ts';
 import { serverOptions } from './http/server-options.ts';
@@ -160,15 +161,22 @@ export async function buildHost(opts: HostOptions = {}): Promise<Host> {
   });
   const eventLog = new EventLog({ outbox: storage.outbox, clock, retentionDays: config.eventRetentionDays, known: () => catalogue.known() });
   const streams = new EventStreams(outbox, eventLog, { pollMs: opts.eventStream?.pollMs });
-  const scheduler = new Scheduler(runtime, companies, clock);
+  // The server's logger exists only below: failures are told to it then.
+  let logSchedulerError = (_err: unknown, _where: object) => {};
+  const scheduler = new Scheduler(runtime, companies, clock, undefined, (err, where) => logSchedulerError(err, where));
 
   const app = Fastify({
     logger: opts.logger ?? false, bodyLimit: config.bodyLimit, return503OnClosing: true, frameworkErrors: frameworkErrorHandler(tr, config.bodyLimit),
     ...serverOptions(tr, config),
   });
+  logSchedulerError = (err, where) => app.log.error({ err, ...where }, 'scheduled firing failed');
   const authenticate = makeAuthenticate({
-    keys, sessions, clock, rateLimitPerMinute: config.rateLimitPerMinute,
-    throttle: createAuthThrottle({ limit: config.authFailLimit, windowMs: config.authFailWindowSeconds * 1000, maxTracked: config.authFailMaxTracked, now: () => clock.now() }),
+    keys, sessions,
+    rateLimit: config.rateLimitPerMinute <= 0 ? undefined
+      : storage.sharedByServers ? sharedRateLimiter(storage.rateWindows, config.rateLimitPerMinute, () => clock.now())
+      : memoryRateLimiter(config.rateLimitPerMinute, () => clock.now()),
+    throttle: createAuthThrottle({ limit: config.authFailLimit, windowMs: config.authFailWindowSeconds * 1000, maxTracked: config.authFailMaxTracked, now: () => clock.now(),
+      shared: storage.sharedByServers ? storage.throttles : undefined }),
   });
   const stillValid = makeStillValid({ keys, sessions, permissions });
   const pipeline = new Pipeline({

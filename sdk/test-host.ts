@@ -139,7 +139,12 @@ export async function createTestHost(opts: TestHostOptions): Promise<TestHost> {
       installed,
       keyFor,
       clock,
-      runSchedules: () => h.scheduler.tick(),
+      // The host's scheduler logs a failed firing and goes on; an app's test wants to see it.
+      async runSchedules() {
+        const fired = await h.scheduler.tick();
+        if (h.scheduler.lastTickErrors.length) throw h.scheduler.lastTickErrors[0];
+        return fired;
+      },
       async events(q = {}) {
         const rows = (await h.storage.outbox.recent(company.id, 10_000)).reverse();
         return rows.filter((r) => !q.topic || r.topic === q.topic).map((r) => ({ id: r.id, topic: r.topic, data: JSON.parse(r.data), test: r.test, createdAt: r.createdAt }));

@@ -1,14 +1,16 @@
-// Two hosts on one database file, as the CLI and a running server are: what one writes (an
-// app package, an endpoint, a revoked key), the other notices within a second, with no restart,
-// through the change feed. Each host has its own data folder: a package reaches the second one
-// from the database, not from a shared folder.
+// Two hosts on one database, as the CLI and a running server are, or two API processes on one
+// PostgreSQL database: what one writes (an app package, an endpoint, a revoked key, a disabled
+// app), the other notices within a second, with no restart, through the change feed (SQLite's
+// data_version; PostgreSQL's LISTEN/NOTIFY). Each host has its own data folder: a package
+// reaches the second one from the database, not from a shared folder.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildHost, type Host } from '../core/host.ts';
+import { buildHost, type Host, type HostOptions } from '../core/host.ts';
 import { CLI_ACTOR } from '../core/kernel/actor.ts';
+import { databases, dropTestDatabase, testDatabaseUrl } from './db.ts';
 import { client, cliScope, createCompany, createKey, expectError, invoicingSources, scalar, waitFor, type TestCompany } from './webhook-helpers.ts';
 
 /** What "within a second" allows. */
@@ -61,8 +63,33 @@ export default defineApp({
   fs.writeFileSync(path.join(dir, 'server.ts'), server);
 }
 
-describe('two hosts on one database file', () => {
+/** Where both hosts' database is: hosts built on it share it; `drop` removes it once they are closed. */
+interface Shared {
+  name: string;
+  open(root: string): Promise<{ build(opts: HostOptions): Promise<Host>; drop(): Promise<void> }>;
+}
+
+const places: Shared[] = [
+  {
+    name: 'one SQLite file',
+    async open(root) {
+      const dbFile = path.join(root, 'diwan.db');
+      return { build: (opts) => buildHost({ ...opts, dbFile }), drop: async () => {} };
+    },
+  },
+  {
+    name: 'one PostgreSQL database',
+    async open() {
+      const url = await testDatabaseUrl();
+      return { build: (opts) => buildHost({ ...opts, databaseUrl: url }), drop: () => dropTestDatabase(url) };
+    },
+  },
+];
+const onDatabases = places.filter((p) => databases().some((d) => p.name.includes(d.name === 'sqlite' ? 'SQLite' : 'PostgreSQL')));
+
+describe.each(onDatabases)('two hosts on $name', (place) => {
   let root: string;
+  let db: Awaited<ReturnType<Shared['open']>>;
   /** The operator's side (the CLI). */
   let cli: Host;
   /** The running server. */
@@ -73,10 +100,10 @@ describe('two hosts on one database file', () => {
 
   beforeAll(async () => {
     root = fs.mkdtempSync(path.join(os.tmpdir(), 'diwan-two-hosts-'));
-    const dbFile = path.join(root, 'diwan.db');
+    db = await place.open(root);
     const webhooks = { ladder: [1], timeoutMs: 1000, allowLoopback: true, allowPrivate: false, maxInFlightPerEndpoint: 2, rotationGraceSeconds: 0 };
-    cli = await buildHost({ dbFile, config: { dataDir: path.join(root, 'cli-data'), webhooks }, sources: invoicingSources() });
-    server = await buildHost({ dbFile, config: { dataDir: path.join(root, 'server-data'), webhooks }, sources: invoicingSources() });
+    cli = await db.build({ config: { dataDir: path.join(root, 'cli-data'), webhooks }, sources: invoicingSources() });
+    server = await db.build({ config: { dataDir: path.join(root, 'server-data'), webhooks }, sources: invoicingSources() });
     co = await createCompany(cli, { name: 'Shared Co' });
     atServer = (role = 'Owner') => client(server, co.keys[role], co.company.id);
   });
@@ -84,6 +111,7 @@ describe('two hosts on one database file', () => {
   afterAll(async () => {
     await server?.close();
     await cli?.close();
+    await db?.drop();
     fs.rmSync(root, { recursive: true, force: true });
   });
 
@@ -134,7 +162,7 @@ describe('two hosts on one database file', () => {
   });
 
   it('loads the stored packages at boot: a host opened later, with an empty data folder, serves the app', async () => {
-    const later = await buildHost({ dbFile: path.join(root, 'diwan.db'), config: { dataDir: path.join(root, 'later-data') }, sources: invoicingSources() });
+    const later = await db.build({ config: { dataDir: path.join(root, 'later-data') }, sources: invoicingSources() });
     try {
       expect(later.runtime.get('tally')?.manifest.version).toBe('1.1.0');
       const about = await client(later, co.keys.Viewer, co.company.id).get('/api/v1/tally-counts/about');
@@ -158,6 +186,51 @@ describe('two hosts on one database file', () => {
     expectError(await use(), 401, 'UNAUTHENTICATED');
     // Other keys of the company are untouched.
     expect((await atServer().get('/api/v1/customers')).statusCode).toBe(200);
+  });
+
+  it('refuses the routes of an app the other host disabled, then uninstalled, in the company within a second', async () => {
+    const about = () => atServer().get('/api/v1/tally-counts/about');
+    // The server has read (and cached) the company's installs.
+    expect((await about()).statusCode).toBe(200);
+    await cli.lifecycle.disable(co.company.id, 'tally', CLI_ACTOR);
+    const disabled = await waitFor('the disabled app refused by the server', async () => (await about()).statusCode === 404, WITHIN, 25);
+    expect(disabled.elapsed).toBeLessThanOrEqual(WITHIN);
+    expect(expectError(await about(), 404, 'APP_NOT_ENABLED').details).toEqual([{ app: 'tally', state: 'disabled' }]);
+    await cli.lifecycle.enable(co.company.id, 'tally', CLI_ACTOR);
+    const enabled = await waitFor('the app enabled again on the server', async () => (await about()).statusCode === 200, WITHIN, 25);
+    expect(enabled.elapsed).toBeLessThanOrEqual(WITHIN);
+
+    await cli.lifecycle.uninstall(co.company.id, 'tally', CLI_ACTOR);
+    const refused = await waitFor('the app refused by the server', async () => (await about()).statusCode === 404, WITHIN, 25);
+    expect(refused.elapsed).toBeLessThanOrEqual(WITHIN);
+    expect(expectError(await about(), 404, 'APP_NOT_ENABLED').details).toEqual([{ app: 'tally', state: 'uninstalled' }]);
+    // And serves them again once it is back.
+    await cli.lifecycle.install(co.company.id, 'tally', CLI_ACTOR);
+    const back = await waitFor('the app served again', async () => (await about()).statusCode === 200, WITHIN, 25);
+    expect(back.elapsed).toBeLessThanOrEqual(WITHIN);
+  });
+
+  it("holds a signed-in person to a role the other host changed, and refuses one it removed, within a second", async () => {
+    const { person, token } = await cli.people.createWithLink(cliScope(co.company.id), { email: `clerk-${place.name.length}@example.com`, name: 'Clerk', role: 'Manager' });
+    const signed = await server.app.inject({ method: 'POST', url: '/api/v1/session/link', payload: { token, password: 'correct horse battery' } });
+    expect(signed.statusCode, signed.body).toBe(201);
+    const cookie = String(signed.headers['set-cookie']).split(';')[0];
+    const csrf = signed.json().data.csrfToken as string;
+    const headers = { cookie, 'x-company-id': co.company.id, 'x-csrf-token': csrf };
+    const create = () => server.app.inject({ method: 'POST', url: '/api/v1/customers', headers, payload: { name: 'By the clerk' } });
+    const read = () => server.app.inject({ method: 'GET', url: '/api/v1/customers', headers });
+    // The server has cached the person's role.
+    expect((await create()).statusCode).toBe(201);
+
+    await cli.people.setRole(cliScope(co.company.id), person.id, 'Viewer', undefined);
+    const demoted = await waitFor('the demoted person refused a write by the server', async () => (await create()).statusCode === 403, WITHIN, 25);
+    expect(demoted.elapsed).toBeLessThanOrEqual(WITHIN);
+    expect((await read()).statusCode).toBe(200);
+
+    await cli.people.remove(cliScope(co.company.id), person.id, undefined);
+    const removed = await waitFor('the removed person refused by the server', async () => (await read()).statusCode === 403, WITHIN, 25);
+    expect(removed.elapsed).toBeLessThanOrEqual(WITHIN);
+    expect(expectError(await read(), 403, 'FORBIDDEN').details).toEqual([{ reason: 'company', header: 'X-Company-Id' }]);
   });
 
   it("delivers to an endpoint the other host created, and stops for one it removed, within a second (the server's dispatcher)", async () => {

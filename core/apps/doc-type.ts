@@ -411,7 +411,12 @@ export class DocType {
    * app enabled, each (document, schedule, date value) once: the firing is claimed in the
    * database in the transaction that emits the event. Returns how many fired.
    */
-  async fireDue(nowMs: number, companyOf: (companyId: string) => Promise<Company | undefined>, limit = 200): Promise<number> {
+  async fireDue(
+    nowMs: number,
+    companyOf: (companyId: string) => Promise<Company | undefined>,
+    onError: (err: unknown, firing: { companyId: string; docId: string; schedule: string }) => void = () => {},
+    limit = 200,
+  ): Promise<number> {
     let fired = 0;
     for (const sc of this.decl.schedules ?? []) {
       const topics = this.deps.topics.filter((t) => t.source.on === 'schedule' && t.source.schedule === sc.name);
@@ -422,16 +427,21 @@ export class DocType {
       const cutoff = system ? isoNow(cutoffMs) : isoNow(cutoffMs).slice(0, 10);
       const rows = await this.deps.table.due(sc.name, { appId: this.appId, date: sc.date, states: sc.states, when: sc.when, cutoff, limit });
       for (const r of rows) {
-        const company = await companyOf(r.company_id);
-        if (!company) continue;
-        const caller: Caller = { company, actor: { type: 'system', id: 'scheduler' }, lang: 'en', requestId: null };
-        const done = await this.deps.uow.run(this.scope(caller), async (w) => {
-          if (!(await this.deps.table.claim(r.company_id, r.id, sc.name, String(r.occurrence), isoNow(nowMs)))) return false;
-          const doc = this.toDoc(r);
-          for (const t of topics) await w.emit(t.topic, this.redact(doc));
-          return true;
-        });
-        if (done) fired++;
+        // One firing that fails (rolled back, so not claimed: tried again next tick) does not stop the others.
+        try {
+          const company = await companyOf(r.company_id);
+          if (!company) continue;
+          const caller: Caller = { company, actor: { type: 'system', id: 'scheduler' }, lang: 'en', requestId: null };
+          const done = await this.deps.uow.run(this.scope(caller), async (w) => {
+            if (!(await this.deps.table.claim(r.company_id, r.id, sc.name, String(r.occurrence), isoNow(nowMs)))) return false;
+            const doc = this.toDoc(r);
+            for (const t of topics) await w.emit(t.topic, this.redact(doc));
+            return true;
+          });
+          if (done) fired++;
+        } catch (err) {
+          onError(err, { companyId: r.company_id, docId: r.id, schedule: sc.name });
+        }
       }
     }
     return fired;

@@ -3,6 +3,12 @@
 // looked at. Without it a client can try thousands of keys a second, each costing a lookup
 // and a hash. Memory is bounded: windows expire, and at most `maxTracked` addresses are kept
 // (the stalest are dropped first).
+//
+// Where several servers share the database (PostgreSQL), failures are also counted there
+// (`shared`): each failure adds one to the address's shared window and this process adopts the
+// shared count. Refusing stays a memory lookup, so requests that authenticate cost nothing
+// more; a process learns that an address is over the limit at that address's next failure on
+// it, so across N processes an address gets at most N - 1 failures beyond the limit per window.
 import ipaddr from 'ipaddr.js';
 
 export interface AuthThrottleOptions {
@@ -11,15 +17,25 @@ export interface AuthThrottleOptions {
   windowMs: number;
   maxTracked: number;
   now(): number;
+  /** The database's counters, where several servers share it (storage's throttles). */
+  shared?: SharedFailures;
 }
+
+export interface SharedFailures {
+  hitWindow(key: string, nowMs: number, windowMs: number): Promise<{ count: number; windowStart: number }>;
+  prune(prefix: string, before: number): Promise<number>;
+}
+
+/** The shared counters' keys. */
+const SHARED_PREFIX = 'auth:address:';
 
 export interface AuthThrottle {
   readonly limit: number;
   readonly windowSeconds: number;
   /** Seconds the address must wait (then refuse it), or 0 when it may try. */
   check(ip: string): number;
-  /** Records one failed authentication from the address. */
-  fail(ip: string): void;
+  /** Records one failed authentication from the address (in the database too, when shared). */
+  fail(ip: string): void | Promise<void>;
   /** Addresses currently tracked (for tests and metrics). */
   size(): number;
 }
@@ -46,6 +62,18 @@ export function createAuthThrottle(opts: AuthThrottleOptions): AuthThrottle {
   // entries are always the stalest: expiry and eviction read from the front.
   const windows = new Map<string, Window>();
   const expired = (w: Window, now: number) => now - w.start >= opts.windowMs;
+  let pruned = 0;
+
+  /** Adopts the address's shared window (every process's failures); ended windows are pruned once per window. */
+  const countShared = async (shared: SharedFailures, key: string, w: Window, now: number) => {
+    if (now - pruned >= opts.windowMs) {
+      pruned = now;
+      void shared.prune(SHARED_PREFIX, now - opts.windowMs).catch(() => {});
+    }
+    const s = await shared.hitWindow(SHARED_PREFIX + key, now, opts.windowMs);
+    w.start = s.windowStart;
+    w.failures = s.count;
+  };
 
   const sweep = (now: number) => {
     for (const [key, w] of windows) {
@@ -76,6 +104,8 @@ export function createAuthThrottle(opts: AuthThrottleOptions): AuthThrottle {
         windows.set(key, (w = { start: now, failures: 0 }));
       }
       w.failures++;
+      // The database unreachable: this process's own count still holds, and the answer stays 401.
+      if (opts.shared) return countShared(opts.shared, key, w, now).catch(() => {});
     },
     size: () => windows.size,
   };

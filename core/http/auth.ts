@@ -4,20 +4,19 @@
 // needs a permission, whatever the path looked like on the wire.
 import type { FastifyRequest } from 'fastify';
 import { DiwanError } from '../kernel/errors/diwan-error.ts';
-import type { Clock } from '../kernel/clock.ts';
 import type { ApiKeys } from '../identity/api-keys.ts';
 import type { Sessions } from '../identity/sessions.ts';
 import type { Principal } from '../identity/principal.ts';
 import type { PermissionRegistry } from '../identity/permissions.ts';
 import type { AuthThrottle } from './auth-throttle.ts';
+import type { RateLimiter } from './rate-limit.ts';
 import { SESSION_COOKIE, cookieOf } from './cookies.ts';
 
 export interface AuthDeps {
   keys: ApiKeys;
   sessions?: Sessions;
-  clock: Clock;
-  /** Requests per minute per principal; 0 turns the limit off. */
-  rateLimitPerMinute: number;
+  /** Requests per principal and window (core/http/rate-limit.ts); absent: no limit. */
+  rateLimit?: RateLimiter;
   /** Failed authentications per client address (core/http/auth-throttle.ts). */
   throttle?: AuthThrottle;
 }
@@ -36,14 +35,13 @@ function throttled(t: AuthThrottle, seconds: number): DiwanError {
 }
 
 export function makeAuthenticate(deps: AuthDeps): (request: FastifyRequest) => Promise<Principal> {
-  const windows = new Map<string, { start: number; count: number }>();
   const companyHeader = (request: FastifyRequest) => {
     const company = request.headers['x-company-id'];
     if (typeof company !== 'string' || company.trim() === '') throw new DiwanError('COMPANY_REQUIRED', [{ header: 'X-Company-Id' }]);
     return company;
   };
-  const fail = (request: FastifyRequest, reason: string, counts = true): never => {
-    if (counts) deps.throttle?.fail(request.ip);
+  const fail = async (request: FastifyRequest, reason: string, counts = true): Promise<never> => {
+    if (counts) await deps.throttle?.fail(request.ip);
     throw new DiwanError('UNAUTHENTICATED', [{ reason }], {}, { 'www-authenticate': 'Bearer' });
   };
 
@@ -75,14 +73,10 @@ export function makeAuthenticate(deps: AuthDeps): (request: FastifyRequest) => P
       principal = auth;
     }
 
-    if (deps.rateLimitPerMinute > 0) {
-      const now = deps.clock.now();
-      const key = `${principal.kind}:${principal.id}`;
-      let w = windows.get(key);
-      if (!w || now - w.start >= 60_000) windows.set(key, (w = { start: now, count: 0 }));
-      if (++w.count > deps.rateLimitPerMinute) {
-        const seconds = Math.max(1, Math.ceil((w.start + 60_000 - now) / 1000));
-        throw new DiwanError('RATE_LIMITED', [{ limit: deps.rateLimitPerMinute, windowSeconds: 60 }], { seconds }, { 'retry-after': String(seconds) });
+    if (deps.rateLimit) {
+      const seconds = await deps.rateLimit.hit(`${principal.kind}:${principal.id}`);
+      if (seconds > 0) {
+        throw new DiwanError('RATE_LIMITED', [{ limit: deps.rateLimit.limit, windowSeconds: deps.rateLimit.windowSeconds }], { seconds }, { 'retry-after': String(seconds) });
       }
     }
     return principal;

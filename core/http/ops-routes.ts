@@ -85,6 +85,16 @@ export function opsRoutes(app: FastifyInstance, deps: OpsDeps): void {
     },
   });
 
+  new client.Counter({
+    name: 'diwan_scheduler_failures_total',
+    help: "Scheduled firings this process's scheduler could not make (each is tried again at the next tick)",
+    registers: [registry],
+    collect() {
+      this.reset();
+      this.inc(deps.scheduler.failuresTotal);
+    },
+  });
+
   app.addHook('onResponse', async (request, reply) => {
     const route = request.operationId ?? request.routeOptions.url ?? 'unmatched';
     requests.observe({ route, method: request.method, status: String(reply.statusCode) }, reply.elapsedTime / 1000);

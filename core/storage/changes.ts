@@ -60,9 +60,31 @@ export class ChangeFeed {
     });
   }
 
-  /** Reads every scope's version and tells the listeners of those that moved (the first read only records). */
+  /**
+   * Reads every scope's version and tells the listeners of those that moved (the first read only
+   * records). Asked while a read is under way, it reads once more after it: that read may have
+   * been taken before the commit the caller was told of (concurrent callers share the next read).
+   */
   poll(): Promise<void> {
-    this.polling ??= (async () => {
+    if (this.polling) {
+      this.again ??= this.polling.then(
+        () => this.next(),
+        () => this.next(),
+      );
+      return this.again;
+    }
+    return this.read();
+  }
+
+  private again?: Promise<void>;
+
+  private next(): Promise<void> {
+    this.again = undefined;
+    return this.polling ?? this.read();
+  }
+
+  private read(): Promise<void> {
+    this.polling = (async () => {
       try {
         for (const [scope, v] of await this.versions.all()) {
           if (this.seen.get(scope) === v) continue;
@@ -79,12 +101,16 @@ export class ChangeFeed {
 
   private primed = false;
 
-  /** Polls only when another connection may have written. */
+  /**
+   * Polls only when another connection may have written; otherwise waits for a read already under
+   * way (another caller was told of a commit: this one must not go on with what it drops).
+   */
   async check(): Promise<void> {
-    if (!this.external.changed()) return;
-    // Told drivers tell events on their own; an asked one only knows that something was written.
-    if (!this.external.subscribe) this.emit(OUTBOX);
-    await this.poll();
+    if (this.external.changed()) {
+      // Told drivers tell events on their own; an asked one only knows that something was written.
+      if (!this.external.subscribe) this.emit(OUTBOX);
+      await this.poll();
+    } else if (this.polling) await (this.again ?? this.polling);
   }
 
   /**

@@ -17,6 +17,7 @@ import { WebhookEndpointsRepo } from './repos/webhook-endpoints.ts';
 import { WebhookDeliveriesRepo } from './repos/webhook-deliveries.ts';
 import { DocumentTable, type FilterField } from './repos/documents.ts';
 import { PeopleRepo, ThrottlesRepo } from './repos/people.ts';
+import { RateWindowsRepo } from './repos/rate-windows.ts';
 
 export interface Storage {
   db: Db;
@@ -31,6 +32,13 @@ export interface Storage {
   deliveries: WebhookDeliveriesRepo;
   people: PeopleRepo;
   throttles: ThrottlesRepo;
+  rateWindows: RateWindowsRepo;
+  /**
+   * Whether several servers are expected to run on this database at once (PostgreSQL): counters
+   * a process keeps in memory (the rate limit) would then count only its own share. An SQLite
+   * file is normally one server's (the CLI beside it serves no requests).
+   */
+  sharedByServers: boolean;
   changes: ChangeFeed;
   /** The table of one document type (created by `ensure()`). */
   documents(table: string, filters: FilterField[], dates?: string[]): DocumentTable;
@@ -110,6 +118,8 @@ export async function openStorage(opts: StorageOptions): Promise<Storage> {
     deliveries: new WebhookDeliveriesRepo(db),
     people: new PeopleRepo(db),
     throttles: new ThrottlesRepo(db),
+    rateWindows: new RateWindowsRepo(db),
+    sharedByServers: db.dialect.name === 'postgres',
     changes,
     documents: (table, filters, dates) => new DocumentTable(db, table, filters, dates),
     async close() {

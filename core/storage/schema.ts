@@ -29,6 +29,12 @@ export interface TableDef {
   primaryKey?: string[];
   unique?: string[][];
   indexes?: Record<string, IndexDef>;
+  /**
+   * Counters that may be lost in a crash (PostgreSQL: an UNLOGGED table, emptied after a crash and
+   * not replicated; its writes skip the write-ahead log, so a commit does not wait for a flush).
+   * Declared at creation only: the migrator does not change an existing table.
+   */
+  unlogged?: boolean;
 }
 
 const text: ColumnDef = { type: 'text', notNull: true };
@@ -173,6 +179,16 @@ export const tables: TableDef[] = [
     // Counters in fixed windows shared by every process: failed sign-ins per address and account.
     name: 'throttles',
     columns: { key: id, window_start: { type: 'bigint', notNull: true }, count: int },
+  },
+  {
+    // Requests per principal in fixed, clock-aligned windows, counted by every API process alike
+    // when several share the database (core/http/rate-limit.ts); windows that ended are pruned.
+    // Unlogged: a write per request must not wait for a disk flush, and a crash only resets counts.
+    name: 'rate_windows',
+    unlogged: true,
+    columns: { key: text, window_start: { type: 'bigint', notNull: true }, count: int },
+    primaryKey: ['key', 'window_start'],
+    indexes: { rate_windows_start: { columns: ['window_start'] } },
   },
   {
     // One row per cache scope, bumped in the writing transaction: every process watches it to

@@ -58,7 +58,7 @@ async function columnTypes(s: Storage, table: string): Promise<Record<string, st
 }
 
 /** Tables that belong to no company: the tenants themselves, the host's packages, people and their sessions and links (a person may belong to several companies), shared counters, the ledger. */
-const HOST_WIDE = ['companies', 'app_packages', 'users', 'sessions', 'one_time_tokens', 'throttles', 'cache_versions'];
+const HOST_WIDE = ['companies', 'app_packages', 'users', 'sessions', 'one_time_tokens', 'throttles', 'rate_windows', 'cache_versions'];
 
 describe('tenancy in the schema', () => {
   it('every other core table, and every document table, carries its company (NOT NULL)', () => {

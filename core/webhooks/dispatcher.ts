@@ -66,6 +66,8 @@ export class Dispatcher {
   private leases = new Map<string, string>();
   /** Whether the next run first makes deliveries whose lease ended due again (at start and on the timer). */
   private reclaim = true;
+  /** Whether the next run fans out first (events were written; at start and on the timer): a finished attempt's wake need not. */
+  private fanOutDue = true;
   private signer?: SignerPool;
   /** Keep-alive connections per origin; a new connection still goes through the pinned, guarded lookup. */
   private agents?: { http: http.Agent; https: https.Agent };
@@ -89,7 +91,7 @@ export class Dispatcher {
     // Any process's endpoint change (here, the CLI, another server) drops the indexes.
     deps.changes.on('endpoints', () => this.invalidate());
     // Events another process committed (an API process, when this one is a worker).
-    deps.changes.on('outbox', () => this.wake());
+    deps.changes.on('outbox', () => this.wake(false, true));
     this.leaseMs = deps.config.leaseMs ?? leaseMsFor(deps.config.timeoutMs);
     this.fanOutBatch = deps.fanOutBatch ?? 500;
     this.takeBatch = deps.takeBatch ?? 256;
@@ -100,7 +102,7 @@ export class Dispatcher {
   invalidate(companyId?: string): void {
     if (companyId === undefined) this.indexes.clear();
     else this.indexes.delete(companyId);
-    if (this.started) this.wake(true);
+    if (this.started) this.wake(true, true);
   }
 
   private async index(companyId: string) {
@@ -178,6 +180,8 @@ export class Dispatcher {
     if (taken.throttledUntil !== null) this.wakeAt(taken.throttledUntil);
     const rows = taken.rows;
     if (rows.length === 0) return 0;
+    // Should these attempts outlive their lease, the loop looks again when it ends.
+    if (!this.timer || this.timerAt > now + this.leaseMs) this.setTimer(this.leaseMs + 1);
 
     const t = unixSeconds(now);
     const bodies = new Map<string, Buffer>();
@@ -240,7 +244,9 @@ export class Dispatcher {
   private agentFor(url: string): http.Agent {
     // No socket limit per origin: the per-endpoint caps bound the attempts, and two endpoints on
     // one origin must not wait for each other's sockets.
-    const free = Math.max(1, this.deps.config.maxInFlightPerEndpoint);
+    // Idle sockets kept per origin: enough for endpoints with caps above the default, or each
+    // attempt past the kept number would open (and close) a connection of its own.
+    const free = Math.max(64, this.deps.config.maxInFlightPerEndpoint);
     this.agents ??= {
       http: new http.Agent({ keepAlive: true, maxFreeSockets: free, timeout: 30_000 }),
       https: new https.Agent({ keepAlive: true, maxFreeSockets: free, timeout: 30_000 }),
@@ -336,16 +342,17 @@ export class Dispatcher {
       if (this.emitTimer) return;
       this.emitTimer = setTimeout(() => {
         this.emitTimer = undefined;
-        this.wake();
+        this.wake(false, true);
       }, EMIT_GATHER_MS);
     };
     this.reclaim = true;
-    this.wake();
+    this.wake(false, true);
   }
 
-  /** Wakes the loop (coalesced into one run per turn of the event loop). */
-  wake(rescan = false): void {
+  /** Wakes the loop (coalesced into one run per turn of the event loop); `fanOut`: events may be waiting. */
+  wake(rescan = false, fanOut = false): void {
     if (rescan) this.candidates = null;
+    if (fanOut) this.fanOutDue = true;
     if (!this.started || this.stopping || this.wakeScheduled) return;
     this.wakeScheduled = true;
     setImmediate(async () => {
@@ -356,7 +363,13 @@ export class Dispatcher {
           await this.reclaimExpired();
           this.reclaim = false;
         }
-        await this.fanOut();
+        if (this.fanOutDue) {
+          this.fanOutDue = false;
+          await this.fanOut().catch((err) => {
+            this.fanOutDue = true;
+            throw err;
+          });
+        }
         // A failed step (SQLITE_BUSY from another process, a lost connection) is tried again shortly, not at the next poll.
         void this.pump().catch(() => this.wakeAt(this.deps.clock.now() + RETRY_MS));
       } catch {
@@ -367,7 +380,9 @@ export class Dispatcher {
   }
 
   private async schedule(): Promise<void> {
-    if (this.stopping) return;
+    // While attempts run, the last one to finish wakes the loop and schedules then (the timer
+    // already comes no later than their leases' end: see pump).
+    if (this.stopping || (this.running.size > 0 && this.timer)) return;
     let delay = this.pollMs;
     try {
       const next = await this.deps.deliveries.nextDue();
@@ -375,14 +390,22 @@ export class Dispatcher {
     } catch {
       // store closed
     }
+    this.setTimer(delay);
+  }
+
+  /** The loop's timer: a full look (ended leases, events, every endpoint) in `delay` ms. */
+  private setTimer(delay: number): void {
     if (this.stopping) return;
     if (this.timer) clearTimeout(this.timer);
+    this.timerAt = this.deps.clock.now() + delay;
     this.timer = setTimeout(() => {
       this.reclaim = true;
-      this.wake(true);
+      this.wake(true, true);
     }, delay);
     this.timer.unref();
   }
+
+  private timerAt = 0;
 
   /**
    * Stops taking work and waits up to `waitMs` for attempts in flight; what is still under way

@@ -176,6 +176,13 @@ export class DocumentTable {
 
   /** Claims a schedule's firing for a document; false if it already fired (another process, or before a restart). */
   async claim(companyId: string, docId: string, schedule: string, occurrence: string, at: string): Promise<boolean> {
+    // Where workers run at once, one firing now under way in another is skipped rather than
+    // waited for (its claim would make this insert wait for that transaction's end): each worker
+    // fires what the others are not firing; one that fails leaves it for the next tick.
+    if (this.db.dialect.tryLock) {
+      const lock = await this.db.get<{ locked: boolean }>(this.db.dialect.tryLock, [`firing:${this.table}:${docId}:${schedule}:${occurrence}`]);
+      if (!lock?.locked) return false;
+    }
     const { changes } = await this.db.run(
       'INSERT INTO schedule_firings (doc_table, doc_id, schedule, occurrence, company_id, fired_at) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING',
       [this.table, docId, schedule, occurrence, companyId, at],

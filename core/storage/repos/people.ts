@@ -177,15 +177,25 @@ export class ThrottlesRepo {
    * statement, so that processes counting the same key at once each add their one.
    */
   async hit(key: string, nowMs: number, windowMs: number): Promise<number> {
-    const row = await this.db.get<{ count: number }>(
+    return (await this.hitWindow(key, nowMs, windowMs)).count;
+  }
+
+  /** `hit`, also answering when the key's window started. */
+  async hitWindow(key: string, nowMs: number, windowMs: number): Promise<{ count: number; windowStart: number }> {
+    const row = await this.db.get<{ count: number; window_start: number }>(
       `INSERT INTO throttles (key, window_start, count) VALUES (?, ?, 1)
        ON CONFLICT (key) DO UPDATE SET
          count = CASE WHEN ? - throttles.window_start >= ? THEN 1 ELSE throttles.count + 1 END,
          window_start = CASE WHEN ? - throttles.window_start >= ? THEN excluded.window_start ELSE throttles.window_start END
-       RETURNING count`,
+       RETURNING count, window_start`,
       [key, nowMs, nowMs, windowMs, nowMs, windowMs],
     );
-    return Number(row!.count);
+    return { count: Number(row!.count), windowStart: Number(row!.window_start) };
+  }
+
+  /** Removes the keys under `prefix` whose window started before `before` (ended ones). */
+  async prune(prefix: string, before: number): Promise<number> {
+    return (await this.db.run("DELETE FROM throttles WHERE key >= ? AND key < ? AND window_start < ?", [prefix, `${prefix}\uffff`, before])).changes;
   }
 
   /** The current count and when its window ends. */
