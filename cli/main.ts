@@ -15,7 +15,8 @@ import type { Host } from '../core/host.ts';
 import type { LightServices } from './services.ts';
 import { UsageError, envelope, exitCodeOf, json, say, write } from './output.ts';
 import { CLI_ACTOR, type Command, type CommandContext, type CommandGroup, type CommandResult, type OptionSpec } from './commands/command.ts';
-import { start } from './commands/start.ts';
+import { start, serve, worker } from './commands/start.ts';
+import { migrate } from './commands/migrate.ts';
 import { companies } from './commands/companies.ts';
 import { keys } from './commands/keys.ts';
 import { apps } from './commands/apps.ts';
@@ -31,7 +32,7 @@ import { secrets } from './commands/secrets.ts';
 /** The languages of core/kernel/i18n (not imported from there: it loads i18next). */
 const LANGUAGES = ['en', 'ar'] as const satisfies readonly Lang[];
 
-export const GROUPS: CommandGroup[] = [start, companies, users, keys, apps, audit, permissions, events, webhooks, listen, secrets, app];
+export const GROUPS: CommandGroup[] = [start, serve, worker, migrate, companies, users, keys, apps, audit, permissions, events, webhooks, listen, secrets, app];
 
 const GLOBAL_OPTIONS: Record<string, OptionSpec> = {
   'data-dir': { type: 'string', value: 'dir', description: 'The host data folder (default: env DATA_DIR or ./data)' },
@@ -220,7 +221,7 @@ export async function run(argv: string[], env: NodeJS.ProcessEnv = process.env):
     const result: CommandResult = await cmd!.run(ctx);
     keepAlive = !!result.keepAlive;
     if (result.data !== null || result.text) await print(result);
-    return { exitCode: 0, keepAlive };
+    return { exitCode: result.exitCode ?? 0, keepAlive };
   } catch (err) {
     tr ??= (await import('../core/kernel/i18n/i18n.ts')).createTranslator();
     const env_ = envelope(err, lang, tr);

@@ -59,7 +59,8 @@ const noSealer: SecretSealer = {
 export async function openServices(dataDir: string, needs: ServiceNeeds = {}): Promise<LightServices> {
   const config = { ...loadConfig(), dataDir };
   const clock = systemClock;
-  const storage = await openStorage({ file: path.join(dataDir, 'diwan.db') });
+  // DIWAN_DATABASE_URL, as the host reads it: the CLI works on the database the servers use.
+  const storage = await openStorage({ file: path.join(dataDir, 'diwan.db'), url: config.databaseUrl });
   const outbox = new Outbox(storage.db, storage.outbox, clock);
   const audit = new AuditLog(storage.audit, outbox, clock);
   // No app is loaded here, so no app owns a family: the writes made here (keys, endpoint

@@ -6,6 +6,7 @@ import { buildHost, type Host } from './host.ts';
 import { loadConfig, type HostConfig } from './kernel/config.ts';
 import { startFailureLine } from './start-failure.ts';
 import { consoleBundle } from './http/console-bundle.ts';
+import { redactUrl } from './storage/open.ts';
 
 function fail(err: unknown, config?: HostConfig): never {
   const line = startFailureLine(err, config);
@@ -40,7 +41,11 @@ if (config.roles.api) {
     (err) => host.app.log.error({ err }, 'the console could not be bundled'),
   );
 }
-host.app.log.info(`Diwan is listening on http://localhost:${port} (data in ${config.dataDir}, roles ${Object.entries(config.roles).filter(([, on]) => on).map(([r]) => r).join(', ')}); console at /, API at /api/v1, OpenAPI at /api/v1/openapi.json`);
+const roles = Object.entries(config.roles).filter(([, on]) => on).map(([r]) => r).join(', ');
+const data = config.databaseUrl ? `database ${redactUrl(config.databaseUrl)}, ` : '';
+// A worker alone serves no API, only its health and metrics.
+const served = config.roles.api ? 'console at /, API at /api/v1, OpenAPI at /api/v1/openapi.json' : 'health at /healthz and /readyz, metrics at /metrics';
+host.app.log.info(`Diwan is listening on http://localhost:${port} (${data}data in ${config.dataDir}, roles ${roles}); ${served}`);
 
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.once(signal, async () => {

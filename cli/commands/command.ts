@@ -53,6 +53,8 @@ export interface CommandResult {
   text?: string;
   /** Long-running commands (`start`) keep the process and the host alive. */
   keepAlive?: boolean;
+  /** A command that succeeded in answering may still exit non-zero (`migrate --check` on a schema that is behind). */
+  exitCode?: number;
 }
 
 export interface Command {
