@@ -16,6 +16,7 @@ import { newId, isoNow } from '../kernel/ids.ts';
 import { DiwanError, fromAppError } from '../kernel/errors/diwan-error.ts';
 import { compileFor, check, validationError, ajvDetails } from '../kernel/validation.ts';
 import { buildDocSchemas, eventPayloadSchema, type DocSchemas } from './doc-schemas.ts';
+import { isTransientDbError } from '../storage/transient.ts';
 
 /** Who writes, in which company and language: what every operation is bound to. */
 export interface Caller {
@@ -255,6 +256,8 @@ export class DocType {
       await fn(...args, this.deps.context(caller));
     } catch (err) {
       if (err instanceof DiwanError) throw err;
+      // The database's "not now" is the host's, not the app's fault: answered 503 by the pipeline.
+      if (isTransientDbError(err)) throw err;
       const mapped = fromAppError(err, this.appId);
       if (mapped) throw mapped;
       // The app's own message stays in the log (it may carry anything); the caller learns the app and the hook.

@@ -6,6 +6,7 @@ import type { RouteDoc } from '../kernel/route-doc.ts';
 import { DiwanError, fromAppError } from '../kernel/errors/diwan-error.ts';
 import type { DocType, Caller } from './doc-type.ts';
 import type { AppContext } from '../../sdk/define-app.ts';
+import { isTransientDbError } from '../storage/transient.ts';
 
 export interface Invocation {
   params: Record<string, string>;
@@ -124,6 +125,8 @@ function customRoutes(def: AppDefinition, context: (caller: Caller) => AppContex
           return { status: out.status ?? 200, body: out.body };
         } catch (err) {
           if (err instanceof DiwanError) throw err;
+          // The database's "not now" is the host's, not the app's fault: answered 503 by the pipeline.
+          if (isTransientDbError(err)) throw err;
           const mapped = fromAppError(err, def.id);
           if (mapped) throw mapped;
           // The app's own message stays in the log (it may carry anything); the caller learns the app and the route.

@@ -5,6 +5,7 @@ import { DiwanError } from '../kernel/errors/diwan-error.ts';
 import { errorCodes } from '../kernel/errors/codes.ts';
 import { pickLanguage, type Lang, type Translator } from '../kernel/i18n/i18n.ts';
 import { ajvDetails, validationError, type RequestPart } from '../kernel/validation.ts';
+import { isTransientDbError } from '../storage/transient.ts';
 
 const PARTS: Record<string, RequestPart> = { body: 'body', querystring: 'query', params: 'params', headers: 'headers' };
 
@@ -32,6 +33,7 @@ export function toDiwanError(err: FastifyError | Error, lang: Lang, tr: Translat
   if (err instanceof SyntaxError || fe.code === 'FST_ERR_CTP_INVALID_JSON_BODY') {
     return new DiwanError('BAD_REQUEST', [{ reason: 'malformed_json' }], { reason: tr.t(lang, 'reason.malformedJson') });
   }
+  if (isTransientDbError(err)) return new DiwanError('SERVICE_UNAVAILABLE', [{ reason: 'database_busy' }], { seconds: 1 }, { 'retry-after': '1' });
   const status = fe.statusCode ?? 500;
   if (status === 404) return new DiwanError('NOT_FOUND');
   if (status === 413) return new DiwanError('PAYLOAD_TOO_LARGE', [{ limit: bodyLimit }], { limit: bodyLimit });

@@ -29,6 +29,7 @@ const errorCodes: ErrorCodeDoc[] = [
   { code: 'UNSUPPORTED_MEDIA_TYPE', status: 415, description: 'The body is not JSON.' },
   { code: 'PAYLOAD_TOO_LARGE', status: 413, description: 'The body is too large.' },
   { code: 'APP_NOT_ENABLED', status: 404, description: 'The app is not enabled in this company.' },
+  { code: 'SERVICE_UNAVAILABLE', status: 503, description: 'Busy.' },
   { code: 'INTERNAL', status: 500, description: 'Unexpected failure.' },
 ];
 
@@ -502,8 +503,9 @@ describe('buildOpenApiDocument', () => {
 
   it('answers errors through the shared envelope, narrowed per status to the codes the route may answer', () => {
     const list = op(doc, '/api/v1/customers', 'get');
-    // An app route (tag 'invoicing') may also answer APP_NOT_ENABLED; every keyed route RATE_LIMITED.
-    expect(Object.keys(list.responses)).toEqual(['200', '400', '401', '403', '404', '429', '500']);
+    // An app route (tag 'invoicing') may also answer APP_NOT_ENABLED; every keyed route RATE_LIMITED and SERVICE_UNAVAILABLE.
+    expect(Object.keys(list.responses)).toEqual(['200', '400', '401', '403', '404', '429', '500', '503']);
+    expect(errorCodesAt(list, '503')).toEqual(['SERVICE_UNAVAILABLE']);
     expect(errorCodesAt(list, '404')).toEqual(['APP_NOT_ENABLED']);
     expect(errorCodesAt(list, '429')).toEqual(['RATE_LIMITED']);
     expect(errorCodesAt(list, '400')).toEqual(['COMPANY_REQUIRED', 'VALIDATION_ERROR']);
@@ -527,7 +529,7 @@ describe('buildOpenApiDocument', () => {
     // Two declared codes at one status share one response; the :id route may answer NOT_FOUND.
     const create = op(doc, '/api/v1/customers', 'post');
     // A route with a body may also refuse it as unreadable, too large, or not JSON.
-    expect(Object.keys(create.responses)).toEqual(['201', '400', '401', '403', '404', '409', '413', '415', '429', '500']);
+    expect(Object.keys(create.responses)).toEqual(['201', '400', '401', '403', '404', '409', '413', '415', '429', '500', '503']);
     expect(errorCodesAt(create, '400')).toEqual(['BAD_REQUEST', 'COMPANY_REQUIRED', 'VALIDATION_ERROR']);
     expect(errorCodesAt(create, '409')).toEqual(['CONFLICT', 'IDEMPOTENCY_KEY_REUSED']);
     expect(errorCodesAt(op(doc, '/api/v1/customers/{id}', 'get'), '404')).toEqual(['APP_NOT_ENABLED', 'NOT_FOUND']);

@@ -39,6 +39,7 @@ export const IMPLICIT_ERROR_CODES = {
   mediaType: 'UNSUPPORTED_MEDIA_TYPE',
   tooLarge: 'PAYLOAD_TOO_LARGE',
   appNotEnabled: 'APP_NOT_ENABLED',
+  unavailable: 'SERVICE_UNAVAILABLE',
   internal: 'INTERNAL',
 } as const;
 
@@ -579,7 +580,8 @@ export function implicitErrorCodes(route: RouteDoc): string[] {
   const codes = new Set<string>();
   const c = IMPLICIT_ERROR_CODES;
   if (route.permission !== undefined) {
-    codes.add(c.unauthenticated).add(c.forbidden).add(c.companyRequired).add(c.rateLimited);
+    // Only routes behind a key reach the database for the request itself.
+    codes.add(c.unauthenticated).add(c.forbidden).add(c.companyRequired).add(c.rateLimited).add(c.unavailable);
     // App routes answer for the caller's company only while the app is enabled there.
     if (route.tag !== 'core') codes.add(c.appNotEnabled);
   }

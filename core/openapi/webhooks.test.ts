@@ -10,7 +10,7 @@ const input = (webhooks: WebhookDoc[]): DocumentInput => ({
   title: 'T',
   version: '1.0.0',
   routes: [{ method: 'GET', url: '/api/v1/ping', operationId: 'core.ping', summary: 'Ping', tag: 'core', schema: { response: { 200: { type: 'object' } } } }],
-  errorCodes: [{ code: 'INTERNAL', status: 500, description: 'Fault.' }],
+  errorCodes: [{ code: 'SERVICE_UNAVAILABLE', status: 503, description: 'Busy.' }, { code: 'INTERNAL', status: 500, description: 'Fault.' }],
   webhooks,
 });
 

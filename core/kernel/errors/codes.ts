@@ -118,6 +118,12 @@ export const errorCodes = {
     en: 'The request headers are too large.',
     ar: 'ترويسات الطلب كبيرة جدًا.',
   },
+  SERVICE_UNAVAILABLE: {
+    status: 503,
+    description: 'The database could not take the request at that moment (another writer held it past the wait, two transactions locked each other, no connection was free); nothing was written. Retry after the `Retry-After` header; an `Idempotency-Key` makes the retry of a create safe.',
+    en: 'The service is busy; retry in {{seconds}} seconds.',
+    ar: 'الخدمة مشغولة؛ أعد المحاولة بعد {{seconds}} ثانية.',
+  },
   INTERNAL: {
     status: 500,
     description: 'An unexpected fault; it is logged with the request id.',
