@@ -2,10 +2,12 @@
 // (a TopicMatcher per company, rebuilt when that company's endpoints change; an operational
 // event never goes to the endpoint it is about) → signed in batches on the SignerPool →
 // POSTed, per endpoint at most its in-flight cap at a time (its own, or
-// `maxInFlightPerEndpoint`) and at most its throttle per second → delivered, pending retry on
-// the ladder, or dead; the endpoint's health is kept as results are stored (health.ts). Time
-// comes from the injected clock, so tests drive it with `tick()`; in the server `start()` runs a
-// loop woken by the outbox and by a timer for the next due retry or throttled endpoint.
+// `maxInFlightPerEndpoint`) and at most its throttle per second, across every worker on the
+// database (deliveries are taken under leases: deliveries.ts) → delivered, pending retry on the
+// ladder, or dead; the endpoint's health is kept as results are stored (health.ts). Time comes
+// from the injected clock, so tests drive it with `tick()`; in the server `start()` runs a loop
+// woken by this process's emits, other processes' (the change feed), finished attempts, and a
+// timer for the next due retry, throttled endpoint or ending lease.
 import os from 'node:os';
 import http from 'node:http';
 import https from 'node:https';
@@ -243,9 +245,8 @@ export class Dispatcher {
 
   private agentFor(url: string): http.Agent {
     // No socket limit per origin: the per-endpoint caps bound the attempts, and two endpoints on
-    // one origin must not wait for each other's sockets.
-    // Idle sockets kept per origin: enough for endpoints with caps above the default, or each
-    // attempt past the kept number would open (and close) a connection of its own.
+    // one origin must not wait for each other's sockets. Idle sockets kept: enough for caps above
+    // the default, or each attempt past the kept number would open (and close) a connection.
     const free = Math.max(64, this.deps.config.maxInFlightPerEndpoint);
     this.agents ??= {
       http: new http.Agent({ keepAlive: true, maxFreeSockets: free, timeout: 30_000 }),

@@ -27,12 +27,6 @@ export interface EndpointRecord {
   ratePerSecond: number | null;
 }
 
-/** What the dispatcher needs to pace an endpoint. */
-export interface EndpointLimits {
-  maxInFlight: number | null;
-  ratePerSecond: number | null;
-}
-
 /** What the health check reads of an endpoint after a failed attempt. */
 export interface EndpointHealthRow {
   id: string;
@@ -131,15 +125,6 @@ export class WebhookEndpointsRepo {
   /** Every endpoint id of a company, enabled or not. */
   async idsOf(companyId: string): Promise<string[]> {
     return (await this.db.all<{ id: string }>('SELECT id FROM webhook_endpoints WHERE company_id = ? ORDER BY seq', [companyId])).map((r) => r.id);
-  }
-
-  /** The limits of one endpoint (any company): the dispatcher caches them per process. */
-  async limits(id: string): Promise<EndpointLimits | undefined> {
-    const r = await this.db.get<{ max_in_flight: number | null; rate_per_second: number | null }>(
-      'SELECT max_in_flight, rate_per_second FROM webhook_endpoints WHERE id = ?',
-      [id],
-    );
-    return r && { maxInFlight: numOrNull(r.max_in_flight), ratePerSecond: numOrNull(r.rate_per_second) };
   }
 
   /** A success: the endpoint is healthy again (a no-op, no write, when it already was). */
