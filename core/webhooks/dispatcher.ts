@@ -131,6 +131,10 @@ export class Dispatcher {
       const n = await this.deps.db.transaction(async () => {
         const events = await this.deps.outbox.pending(this.fanOutBatch);
         const now = this.deps.clock.now();
+        const got = new Set<string>();
+        // Candidates once committed: a take running meanwhile (another connection) would find no
+        // row yet and drop them.
+        this.deps.db.afterCommit(() => got.forEach((id) => this.candidates?.add(id)));
         for (const ev of events) {
           const ix = await this.index(ev.companyId);
           for (const endpointId of ix.matcher.match(ev.topic)) {
@@ -138,7 +142,7 @@ export class Dispatcher {
             // and never an operational event about itself.
             if (ev.createdAt < ix.createdAt.get(endpointId)! || endpointId === ev.subjectId) continue;
             await this.deps.deliveries.insert(ev.companyId, endpointId, ev.id, ev.topic, now);
-            this.candidates?.add(endpointId);
+            got.add(endpointId);
           }
         }
         if (events.length) await this.deps.outbox.markDispatched(events.map((e) => e.id));
