@@ -6,23 +6,78 @@ const root = import.meta.dirname;
 // Hosts under test seal webhook secrets with a key file of this run's own, never the user's.
 const keyFile = path.join(os.tmpdir(), `diwan-test-keys-${process.pid}-${Date.now()}`, 'secret-keys.json');
 
+// The package's own `diwan/sdk` export, as apps import it.
+const resolve = {
+  alias: [
+    { find: /^diwan\/sdk\/testing$/, replacement: path.join(root, 'sdk/test-host.ts') },
+    { find: /^diwan\/sdk$/, replacement: path.join(root, 'sdk/index.ts') },
+  ],
+};
+
+const common = {
+  exclude: ['node_modules/**', 'data/**', '.tmp/**', '.scratch/**'],
+  testTimeout: 30_000,
+  hookTimeout: 30_000,
+  // Forks keep better-sqlite3 and piscina workers out of vitest's own worker threads.
+  pool: 'forks' as const,
+};
+
+/**
+ * The API suite, run a second time with every host on a fresh PostgreSQL database: the hosts
+ * these files build come from test/db.ts's `buildHost` (directly, or through `makeHost` in
+ * test/helpers.ts and test/webhooks-kit.ts), which DIWAN_TEST_ON=postgres points at PostgreSQL.
+ *
+ * Not here, SQLite only, because of what they test rather than what they store:
+ * - test/two-hosts.test.ts: a server and the CLI as two hosts on one SQLite file, its locking
+ *   and its change feed (PRAGMA data_version);
+ * - test/event-sources.test.ts: the scheduler across a restart in a child process that opens the
+ *   SQLite file by path;
+ * - test/webhooks-idle.test.ts: an idle host's SQLite polling;
+ * - test/webhooks-listen.test.ts: `diwan listen` as a child process on the test's SQLite file;
+ * - test/openapi-fuzz.test.ts, test/apps-doc.test.ts, test/openapi.test.ts: the OpenAPI document
+ *   and the fuzzer's walk of it, which the database does not change (and the fuzzer is slow);
+ * - core/storage/storage.test.ts: runs on both databases itself (`databases()`);
+ * - the files without a host (schemas, docs, the console's strings, the browser suite).
+ */
+const onPostgres = [
+  'test/api-*.test.ts',
+  'test/app-lifecycle.test.ts',
+  'test/catalogue-api.test.ts',
+  'test/console-routes.test.ts',
+  'test/hardening-auth-throttle.test.ts',
+  'test/hardening-client-errors.test.ts',
+  'test/hardening-json-depth.test.ts',
+  'test/hardening-timeouts.test.ts',
+  'test/openapi-fuzz-findings.test.ts',
+  'test/operations.test.ts',
+  'test/people.test.ts',
+  'test/secret-fields.test.ts',
+  'test/security.test.ts',
+  'test/webhooks-api.test.ts',
+  'test/webhooks-cli.test.ts',
+  'test/webhooks-delivery.test.ts',
+  'test/webhooks-events-api.test.ts',
+  'test/webhooks-health.test.ts',
+  'test/webhooks-limits.test.ts',
+  'test/webhooks-stream.test.ts',
+  'core/apps/packages.test.ts',
+  'core/webhooks/dispatcher.test.ts',
+];
+
+const env = { DIWAN_KEY_FILE: process.env.DIWAN_KEY_FILE ?? keyFile };
+
 export default defineConfig({
-  resolve: {
-    // The package's own `diwan/sdk` export, as apps import it.
-    alias: [
-      { find: /^diwan\/sdk\/testing$/, replacement: path.join(root, 'sdk/test-host.ts') },
-      { find: /^diwan\/sdk$/, replacement: path.join(root, 'sdk/index.ts') },
-    ],
-  },
+  resolve,
   test: {
-    include: ['**/*.test.ts'],
-    exclude: ['node_modules/**', 'data/**', '.tmp/**', '.scratch/**'],
-    env: { DIWAN_KEY_FILE: process.env.DIWAN_KEY_FILE ?? keyFile },
-    testTimeout: 30_000,
-    hookTimeout: 30_000,
-    // Forks keep better-sqlite3 and piscina workers out of vitest's own worker threads.
-    pool: 'forks',
-    // The PostgreSQL server of the tests that run on both databases (test/db.ts).
+    // The PostgreSQL server of the tests that run on it (test/db.ts), once for both projects:
+    // the root's global setup runs once, and each project sees what it provides.
     globalSetup: ['test/postgres-global-setup.ts'],
+    projects: [
+      { resolve, test: { ...common, name: 'sqlite', include: ['**/*.test.ts'], env } },
+      // DIWAN_TEST_DATABASES=sqlite leaves PostgreSQL out altogether.
+      ...(process.env.DIWAN_TEST_DATABASES === 'sqlite'
+        ? []
+        : [{ resolve, test: { ...common, name: 'postgres', include: onPostgres, env: { ...env, DIWAN_TEST_ON: 'postgres' } } }]),
+    ],
   },
 });
