@@ -27,13 +27,10 @@ const common = {
  * these files build come from test/db.ts's `buildHost` (directly, or through `makeHost` in
  * test/helpers.ts and test/webhooks-kit.ts), which DIWAN_TEST_ON=postgres points at PostgreSQL.
  *
- * Not here, SQLite only, because of what they test rather than what they store:
- * - test/two-hosts.test.ts: a server and the CLI as two hosts on one SQLite file, its locking
- *   and its change feed (PRAGMA data_version);
- * - test/event-sources.test.ts: the scheduler across a restart in a child process that opens the
- *   SQLite file by path;
- * - test/webhooks-idle.test.ts: an idle host's SQLite polling;
- * - test/webhooks-listen.test.ts: `diwan listen` as a child process on the test's SQLite file;
+ * A host a test restarts, or two hosts on one database, name the same `dbFile`: on PostgreSQL
+ * that name stands for one database (test/db.ts).
+ *
+ * Not here, SQLite only:
  * - test/openapi-fuzz.test.ts, test/apps-doc.test.ts, test/openapi.test.ts: the OpenAPI document
  *   and the fuzzer's walk of it, which the database does not change (and the fuzzer is slow);
  * - core/storage/storage.test.ts: runs on both databases itself (`databases()`);
@@ -44,6 +41,7 @@ const onPostgres = [
   'test/app-lifecycle.test.ts',
   'test/catalogue-api.test.ts',
   'test/console-routes.test.ts',
+  'test/event-sources.test.ts',
   'test/hardening-auth-throttle.test.ts',
   'test/hardening-client-errors.test.ts',
   'test/hardening-json-depth.test.ts',
@@ -58,7 +56,9 @@ const onPostgres = [
   'test/webhooks-delivery.test.ts',
   'test/webhooks-events-api.test.ts',
   'test/webhooks-health.test.ts',
+  'test/webhooks-idle.test.ts',
   'test/webhooks-limits.test.ts',
+  'test/webhooks-listen.test.ts',
   'test/webhooks-stream.test.ts',
   'core/apps/packages.test.ts',
   'core/webhooks/dispatcher.test.ts',
