@@ -47,6 +47,7 @@ const onPostgres = [
   'test/hardening-json-depth.test.ts',
   'test/hardening-timeouts.test.ts',
   'test/openapi-fuzz-findings.test.ts',
+  'test/openapi-fuzz.test.ts',
   'test/operations.test.ts',
   'test/people.test.ts',
   'test/secret-fields.test.ts',

@@ -41,6 +41,7 @@ const en: Table = {
   // Requests that cannot be read (core/http/json-body.ts, core/http/client-errors.ts).
   'reason.jsonTooDeep': 'the JSON is nested deeper than {{limit}} levels',
   'reason.missingHost': 'the Host header is missing',
+  'reason.nulCharacter': 'text must not contain the character U+0000',
   'reason.contentLengthAndTransferEncoding': 'Content-Length and Transfer-Encoding cannot be sent together',
   'reason.transferEncoding': 'the Transfer-Encoding header is wrong',
   'reason.chunk': 'a chunk of the body is malformed',
@@ -99,6 +100,7 @@ const ar: Table = {
   'reason.inUse': '{{what}} ما زال قيد الاستخدام',
   'reason.jsonTooDeep': 'تتداخل بنية JSON لأكثر من {{limit}} مستوى',
   'reason.missingHost': 'الترويسة Host مفقودة',
+  'reason.nulCharacter': 'يجب ألا يحتوي النص على المحرف U+0000',
   'reason.contentLengthAndTransferEncoding': 'لا يجوز إرسال Content-Length وTransfer-Encoding معًا',
   'reason.transferEncoding': 'قيمة الترويسة Transfer-Encoding غير صحيحة',
   'reason.chunk': 'أحد أجزاء المحتوى المجزّأ غير سليم',
