@@ -5,7 +5,6 @@
 import http, { type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyInstance } from 'fastify';
-import { nulRefused } from './json-body.ts';
 import { DiwanError } from '../kernel/errors/diwan-error.ts';
 import { errorCodes } from '../kernel/errors/codes.ts';
 import { pickLanguage, type Lang, type Translator } from '../kernel/i18n/i18n.ts';
@@ -99,10 +98,6 @@ export function clientErrorHandler(tr: Translator, timeouts: RequestTimeouts) {
  * empty 400, so it is turned off in core/http/server-options.ts and done here instead.
  */
 export function installHostHeaderCheck(app: FastifyInstance, tr: Translator): void {
-  // A path or query with U+0000 (`%00`; the parser refuses a raw one): see core/http/json-body.ts.
-  app.addHook('onRequest', async (request) => {
-    if ((request.raw.url ?? '').includes('%00')) throw nulRefused(tr, request, 'url');
-  });
   app.addHook('onRequest', async (request) => {
     const raw = request.raw;
     if (raw.headers.host !== undefined || raw.httpVersionMajor < 1 || (raw.httpVersionMajor === 1 && raw.httpVersionMinor === 0)) return;

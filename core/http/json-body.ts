@@ -40,33 +40,6 @@ export function nestsDeeperThan(text: string, limit: number): boolean {
 
 const PARSE_OPTIONS = { protoAction: 'error', constructorAction: 'error' } as const;
 
-/**
- * True when a string or a key anywhere in `value` holds U+0000. PostgreSQL cannot store that
- * character in text or JSON, so the API refuses it on every database alike. Iterative: the
- * depth is already bounded, but no recursion is needed.
- */
-export function holdsNul(value: unknown): boolean {
-  const stack: unknown[] = [value];
-  while (stack.length) {
-    const v = stack.pop();
-    if (typeof v === 'string') {
-      if (v.includes('\0')) return true;
-    } else if (Array.isArray(v)) stack.push(...v);
-    else if (v !== null && typeof v === 'object') {
-      for (const [k, x] of Object.entries(v)) {
-        if (k.includes('\0')) return true;
-        stack.push(x);
-      }
-    }
-  }
-  return false;
-}
-
-/** The refusal of a request that carries U+0000 (in its body, its path or its query). */
-export function nulRefused(tr: Translator, request: FastifyRequest, where: 'body' | 'url'): DiwanError {
-  return new DiwanError('BAD_REQUEST', [{ reason: 'nul_character', in: where }], { reason: tr.t(langOf(request), 'reason.nulCharacter') });
-}
-
 /** Installs the parser for `application/json` (any charset parameter), on every route. */
 export function installJsonBodyParser(app: FastifyInstance, tr: Translator, maxDepth: number): void {
   app.removeContentTypeParser('application/json');
@@ -84,8 +57,6 @@ export function installJsonBodyParser(app: FastifyInstance, tr: Translator, maxD
     } catch {
       return done(new fastifyErrors.FST_ERR_CTP_INVALID_JSON_BODY(), undefined);
     }
-    // JSON text holds U+0000 only escaped; most bodies are not walked at all.
-    if (text.includes('\\u0000') && holdsNul(value)) return done(nulRefused(tr, request, 'body'), undefined);
     done(null, value);
   });
 }
