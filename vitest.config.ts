@@ -61,6 +61,8 @@ const onPostgres = [
   'test/webhooks-limits.test.ts',
   'test/webhooks-listen.test.ts',
   'test/webhooks-stream.test.ts',
+  'cli/cli.test.ts',
+  'cli/users.test.ts',
   'core/apps/packages.test.ts',
   'core/webhooks/dispatcher.test.ts',
 ];

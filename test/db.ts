@@ -170,5 +170,16 @@ export function buildHost(opts: HostOptions = {}): Promise<Host> {
   return projectDatabase().buildHost(opts);
 }
 
+/**
+ * The database for hosts in other processes (the CLI, `diwan start`), as the environment they
+ * get: nothing on SQLite (the file in their DATA_DIR), or DIWAN_DATABASE_URL naming a fresh
+ * PostgreSQL database, which `drop()` removes. `hostOptions` opens the same in this process.
+ */
+export async function processDatabase(): Promise<{ env: Record<string, string>; hostOptions: HostOptions; drop(): Promise<void> }> {
+  if (projectDatabase().name === 'sqlite') return { env: {}, hostOptions: {}, drop: async () => {} };
+  const url = await testDatabaseUrl();
+  return { env: { DIWAN_DATABASE_URL: url }, hostOptions: { databaseUrl: url }, drop: () => dropTestDatabase(url) };
+}
+
 /** Whether this project runs on PostgreSQL (for the few assertions about the SQLite file itself). */
 export const onPostgres = (): boolean => projectDatabase().name === 'postgres';
