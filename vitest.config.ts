@@ -30,11 +30,15 @@ const common = {
  * A host a test restarts, or two hosts on one database, name the same `dbFile`: on PostgreSQL
  * that name stands for one database (test/db.ts).
  *
- * Not here, SQLite only:
- * - test/openapi-fuzz.test.ts, test/apps-doc.test.ts, test/openapi.test.ts: the OpenAPI document
- *   and the fuzzer's walk of it, which the database does not change (and the fuzzer is slow);
+ * The CLI's files point their child processes at the same database (`processDatabase()`).
+ *
+ * Not here (SQLite only), because the database changes nothing they check:
+ * - test/openapi.test.ts, test/apps-doc.test.ts: the OpenAPI document and the apps' reference,
+ *   built from the manifests;
+ * - sdk/test-host.test.ts: the SDK's in-memory test host for app authors;
+ * - test/browser/*: the console in Chromium (its API calls are the suite's own, above);
  * - core/storage/storage.test.ts: runs on both databases itself (`databases()`);
- * - the files without a host (schemas, docs, the console's strings, the browser suite).
+ * - the files without a host (schemas, manifests, docs, strings, signing, app packaging).
  */
 const onPostgres = [
   'test/api-*.test.ts',
