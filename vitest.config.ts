@@ -71,7 +71,9 @@ const onPostgres = [
   'core/webhooks/dispatcher.test.ts',
 ];
 
-const env = { DIWAN_KEY_FILE: process.env.DIWAN_KEY_FILE ?? keyFile };
+// An operator's DIWAN_DATABASE_URL never reaches a test: a host built without a database of its
+// own (or a CLI child) would write into that database. The postgres project names its own.
+const env = { DIWAN_KEY_FILE: process.env.DIWAN_KEY_FILE ?? keyFile, DIWAN_DATABASE_URL: '' };
 
 export default defineConfig({
   resolve,
