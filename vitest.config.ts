@@ -38,9 +38,10 @@ const common = {
  * - sdk/test-host.test.ts: the SDK's in-memory test host for app authors;
  * - test/browser/*: the console in Chromium (its API calls are the suite's own, above);
  * - the files that choose their databases themselves (`databases()`, test/pg-hosts.ts): they run
- *   once, in the `sqlite` project, on both (core/storage/storage.test.ts, test/two-hosts.test.ts)
- *   or on PostgreSQL alone (test/change-feed.test.ts, test/shared-limits.test.ts,
- *   test/scheduler-workers.test.ts, test/webhooks-workers.test.ts);
+ *   once, in the `sqlite` project, on both (core/storage/storage.test.ts, test/two-hosts.test.ts,
+ *   cli/roles.test.ts) or on PostgreSQL alone (test/change-feed.test.ts, test/shared-limits.test.ts,
+ *   test/scheduler-workers.test.ts, test/webhooks-workers.test.ts, test/multi-process.test.ts);
+ * - test/database-busy.test.ts: another connection holding the SQLite file's write lock;
  * - the files without a host (schemas, manifests, docs, strings, signing, app packaging).
  */
 const onPostgres = [
