@@ -32,9 +32,9 @@ const common = {
  *
  * The CLI's files point their child processes at the same database (`processDatabase()`).
  *
- * Not here (SQLite only), because the database changes nothing they check:
+ * Not here:
  * - test/openapi.test.ts, test/apps-doc.test.ts: the OpenAPI document and the apps' reference,
- *   built from the manifests;
+ *   built from the manifests (no database in what they check);
  * - sdk/test-host.test.ts: the SDK's in-memory test host for app authors;
  * - test/browser/*: the console in Chromium (its API calls are the suite's own, above);
  * - the files that choose their databases themselves (`databases()`, test/pg-hosts.ts): they run
