@@ -7,10 +7,13 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { onPostgres, processDatabase } from '../test/db.ts';
 
 const BIN = path.resolve(import.meta.dirname, 'bin.js');
 let dataDir: string;
 let work: string;
+/** The SQLite file in DATA_DIR, or (the postgres project) a PostgreSQL database every run is pointed at. */
+let db: Awaited<ReturnType<typeof processDatabase>>;
 
 interface Run {
   code: number;
@@ -29,7 +32,7 @@ function diwanWith(env: Record<string, string>, ...args: string[]): Promise<Run>
     execFile(
       process.execPath,
       [BIN, ...args],
-      { env: { ...process.env, DATA_DIR: dataDir, DIWAN_LANG: '', ...env }, timeout: 60_000, cwd: work, maxBuffer: 16 * 1024 * 1024 },
+      { env: { ...process.env, DATA_DIR: dataDir, DIWAN_LANG: '', ...db.env, ...env }, timeout: 60_000, cwd: work, maxBuffer: 16 * 1024 * 1024 },
       (err, stdout, stderr) => {
         if (err && typeof err.code !== 'number') return reject(err);
         let json: unknown;
@@ -44,13 +47,15 @@ function diwanWith(env: Record<string, string>, ...args: string[]): Promise<Run>
   });
 }
 
-beforeAll(() => {
+beforeAll(async () => {
   work = fs.mkdtempSync(path.join(os.tmpdir(), 'diwan-cli-'));
   dataDir = path.join(work, 'data');
+  db = await processDatabase();
 });
 
-afterAll(() => {
+afterAll(async () => {
   fs.rmSync(work, { recursive: true, force: true });
+  await db.drop();
 });
 
 describe('diwan (no host needed)', () => {
@@ -133,7 +138,8 @@ describe('diwan on a data folder', { timeout: 90_000 }, () => {
     expect(r.json).toMatchObject({ name: 'Acme', currency: 'SAR', apps: ['invoicing'] });
     expect(r.json.id).toMatch(/^co_[0-9a-z]+$/);
     companyId = r.json.id;
-    expect(fs.existsSync(path.join(dataDir, 'diwan.db'))).toBe(true);
+    // On PostgreSQL, no SQLite file beside it.
+    expect(fs.existsSync(path.join(dataDir, 'diwan.db'))).toBe(!onPostgres());
   });
 
   it('creates a key (shown once) and lists keys without their secret', async () => {
@@ -261,7 +267,7 @@ describe('diwan on a data folder', { timeout: 90_000 }, () => {
     const api = (p: string) => fetch(`${url}${p}`, { headers: { authorization: `Bearer ${key}`, 'x-company-id': companyId }, signal: AbortSignal.timeout(10_000) });
 
     it('starts the server on the same data, where the key works', async () => {
-      child = spawn(process.execPath, [BIN, 'start', '--json', '--port', '0', '--host', '127.0.0.1'], { env: { ...process.env, DATA_DIR: dataDir }, cwd: work });
+      child = spawn(process.execPath, [BIN, 'start', '--json', '--port', '0', '--host', '127.0.0.1'], { env: { ...process.env, DATA_DIR: dataDir, ...db.env }, cwd: work });
       const started = child;
       const info = await new Promise<{ url: string; dataDir: string }>((resolve, reject) => {
         let out = '';

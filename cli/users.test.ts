@@ -6,14 +6,19 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildHost } from '../core/host.ts';
+import { buildHost as realBuildHost, type HostOptions } from '../core/host.ts';
+import { processDatabase } from '../test/db.ts';
 
 const BIN = path.resolve(import.meta.dirname, 'bin.js');
 const PUBLIC_URL = 'https://diwan.example.com';
 
+/** The SQLite file in the data folder, or (the postgres project) a PostgreSQL database the CLI is pointed at. */
+let db: Awaited<ReturnType<typeof processDatabase>>;
+const buildHost = (opts: HostOptions) => realBuildHost({ ...opts, ...db.hostOptions });
+
 function diwan(dataDir: string, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    execFile(process.execPath, [BIN, ...args], { env: { ...process.env, DATA_DIR: dataDir, DIWAN_PUBLIC_URL: PUBLIC_URL, DIWAN_LANG: '' }, timeout: 60_000 }, (err, stdout, stderr) => {
+    execFile(process.execPath, [BIN, ...args], { env: { ...process.env, DATA_DIR: dataDir, DIWAN_PUBLIC_URL: PUBLIC_URL, DIWAN_LANG: '', ...db.env }, timeout: 60_000 }, (err, stdout, stderr) => {
       if (err && typeof err.code !== 'number') return reject(err);
       resolve({ code: err ? (err.code as number) : 0, stdout, stderr });
     });
@@ -26,13 +31,17 @@ describe('diwan users create', { timeout: 90_000 }, () => {
   let companyId: string;
 
   beforeAll(async () => {
+    db = await processDatabase();
     work = fs.mkdtempSync(path.join(os.tmpdir(), 'diwan-cli-users-'));
     dataDir = path.join(work, 'data');
     const host = await buildHost({ config: { dataDir }, logger: false });
     companyId = (await host.createCompany({ name: 'Acme Trading', apps: [] })).company.id;
     await host.close();
   });
-  afterAll(() => fs.rmSync(work, { recursive: true, force: true }));
+  afterAll(async () => {
+    fs.rmSync(work, { recursive: true, force: true });
+    await db.drop();
+  });
 
   it('creates the first Owner and prints the one-time link once, as JSON; the link signs them in once', async () => {
     const res = await diwan(dataDir, 'users', 'create', '--email', 'Noura@Example.com', '--name', 'Noura Al-Harbi', '--company', companyId, '--json');

@@ -202,7 +202,7 @@ describe('audit log', () => {
       expect(err.details).toEqual([{ app: 'gadgets', rule: 'route', route: 'POST /api/v1/gadgets-then-fail' }]);
       expect(err.message).toContain('gadgets');
       expect(await snapshot()).toEqual(s1);
-      const names = (await host.storage.db.all<{ name: string }>("SELECT json_extract(data, '$.name') AS name FROM doc_gadgets_gadget")).map((r) => r.name);
+      const names = (await host.storage.db.all<{ name: string }>(`SELECT ${host.storage.db.dialect.jsonField('data', 'name', 'text')} AS name FROM doc_gadgets_gadget`)).map((r) => r.name);
       expect(names).toEqual(['kept']);
     } finally {
       app.cleanup();

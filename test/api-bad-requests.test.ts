@@ -54,6 +54,24 @@ describe('bad requests', () => {
     }
   });
 
+  it('refuses U+0000 in a body, a key, a path or a query with 400 VALIDATION_ERROR naming where, and stores nothing', async () => {
+    const before = await count(host, 'SELECT count(*) FROM doc_invoicing_customer');
+    const post = (payload: string, headers: Record<string, string> = {}) => inject('POST', '/api/v1/customers', payload, { 'content-type': 'application/json', ...headers });
+    const nul = (part: string, pointer: string) => expect.objectContaining({ in: part, pointer, rule: 'nul' });
+    expect(expectError(await post('{"name":"a\\u0000b"}'), 400, 'VALIDATION_ERROR').details).toEqual([nul('body', '/name')]);
+    expect(expectError(await post('{"name":"ok","email":"x@y.z","notes":["\\u0000"]}'), 400, 'VALIDATION_ERROR').details).toContainEqual(nul('body', '/notes/0'));
+    expect(expectError(await post('{"name":"ok","a\\u0000":1}'), 400, 'VALIDATION_ERROR').details).toContainEqual(nul('body', '/a\u0000'));
+    expect(expectError(await inject('GET', '/api/v1/customers/cus_%00'), 400, 'VALIDATION_ERROR').details).toEqual([nul('params', '/id')]);
+    expect(expectError(await inject('GET', '/api/v1/customers?name=%00'), 400, 'VALIDATION_ERROR').details).toContainEqual(nul('query', '/name'));
+    const ar = await post('{"name":"\\u0000"}', { 'accept-language': 'ar' });
+    expect(expectError(ar, 400, 'VALIDATION_ERROR').message).toMatch(ARABIC);
+    expect(await count(host, 'SELECT count(*) FROM doc_invoicing_customer')).toBe(before);
+    // An escaped backslash before `u0000` is not the character.
+    const fine = await post('{"name":"a\\\\u0000"}');
+    expect(fine.statusCode, fine.body).toBe(201);
+    expect(fine.json().data.name).toBe('a\\u0000');
+  });
+
   it('answers an empty JSON body with 400 BAD_REQUEST', async () => {
     const err = expectError(await inject('POST', '/api/v1/invoices', '', { 'content-type': 'application/json' }), 400, 'BAD_REQUEST');
     expect(err.details).toEqual([{ reason: 'empty_json' }]);

@@ -1,7 +1,8 @@
 // The app platform, per company: install (with dependencies), generated document-type routes,
 // enable/disable, uninstall/purge, upgrade plans, and every refusal leaving the company as it was.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { buildHost, type Host } from '../core/host.ts';
+import type { Host } from '../core/host.ts';
+import { buildHost } from './db.ts';
 import type { Actor } from '../core/kernel/actor.ts';
 import { count as countRows, createKey } from './helpers.ts';
 import { libraryManifest, loansManifest, tempDir, writeApp } from './fixtures.ts';

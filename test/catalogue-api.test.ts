@@ -4,7 +4,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildHost, type Host } from '../core/host.ts';
+import type { Host } from '../core/host.ts';
+import { buildHost } from './db.ts';
 import { REPO_ROOT } from '../core/apps/app-source.ts';
 import { createKey } from './helpers.ts';
 

@@ -6,9 +6,10 @@
 //
 //   describe.each(databases())('people ($name)', ({ buildHost }) => { … });
 //
-// (the callback's `buildHost` shadows the import: the same calls, on that database). Whatever a
-// database entry made is removed when its host (or location) is closed, and anything left is
-// dropped at the end of the run. DIWAN_TEST_DATABASES=sqlite runs only the SQLite entry.
+// (the callback's `buildHost` shadows the import: the same calls, on that database). The API
+// suite instead runs whole files on the database of its vitest project: `buildHost` below.
+// Whatever a database entry made is removed when its host (or location) is closed, and anything
+// left is dropped at the end of the run. DIWAN_TEST_DATABASES=sqlite runs only the SQLite entry.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -152,3 +153,33 @@ const postgres: TestDatabase = {
 export function databases(): TestDatabase[] {
   return process.env.DIWAN_TEST_DATABASES === 'sqlite' ? [sqlite] : [sqlite, postgres];
 }
+
+/**
+ * The database of this vitest project (vitest.config.ts): the `postgres` project sets
+ * DIWAN_TEST_ON=postgres and runs the API suite again on PostgreSQL; otherwise SQLite.
+ */
+export function projectDatabase(): TestDatabase {
+  return process.env.DIWAN_TEST_ON === 'postgres' ? postgres : sqlite;
+}
+
+/**
+ * `buildHost` on this project's database: what the API suite's files and helpers call instead of
+ * core/host.ts's, so that one file runs on either database unchanged.
+ */
+export function buildHost(opts: HostOptions = {}): Promise<Host> {
+  return projectDatabase().buildHost(opts);
+}
+
+/**
+ * The database for hosts in other processes (the CLI, `diwan start`), as the environment they
+ * get: nothing on SQLite (the file in their DATA_DIR), or DIWAN_DATABASE_URL naming a fresh
+ * PostgreSQL database, which `drop()` removes. `hostOptions` opens the same in this process.
+ */
+export async function processDatabase(): Promise<{ env: Record<string, string>; hostOptions: HostOptions; drop(): Promise<void> }> {
+  if (projectDatabase().name === 'sqlite') return { env: {}, hostOptions: {}, drop: async () => {} };
+  const url = await testDatabaseUrl();
+  return { env: { DIWAN_DATABASE_URL: url }, hostOptions: { databaseUrl: url }, drop: () => dropTestDatabase(url) };
+}
+
+/** Whether this project runs on PostgreSQL (for the few assertions about the SQLite file itself). */
+export const onPostgres = (): boolean => projectDatabase().name === 'postgres';

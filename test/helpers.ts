@@ -9,7 +9,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'vitest';
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
-import { buildHost, type Host, type HostOptions } from '../core/host.ts';
+import type { Host, HostOptions } from '../core/host.ts';
+import { buildHost } from './db.ts';
 import { REPO_ROOT, validManifest, type AppSource } from '../core/apps/app-source.ts';
 import { ROLES, type Role } from '../core/identity/roles.ts';
 import type { Company } from '../core/tenancy/companies.ts';
@@ -26,7 +27,7 @@ export function invoicingSources(): AppSource[] {
   return [{ manifest, dir: path.join(REPO_ROOT, 'apps-installed', manifest.id), origin: 'first-party' }];
 }
 
-/** An in-memory host serving only the invoicing app; close it when done. Fails loudly if the app was refused. */
+/** A host (in memory, or a fresh PostgreSQL database in the `postgres` project) serving only the invoicing app; close it when done. Fails loudly if the app was refused. */
 export async function makeHost(opts: HostOptions = {}): Promise<Host> {
   const host = await buildHost({ dbFile: ':memory:', sources: invoicingSources(), ...opts });
   if (!host.runtime.get('invoicing')) {

@@ -1,7 +1,8 @@
 // What a load balancer and a monitoring system ask: /healthz, /readyz, /metrics — outside the
 // key check — and a drain on close. Worker-only processes serve these and not the API.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildHost, type Host } from '../core/host.ts';
+import type { Host } from '../core/host.ts';
+import { buildHost } from './db.ts';
 import { loadConfig } from '../core/kernel/config.ts';
 import { createCompany, invoicingSources, makeHost, type TestCompany } from './helpers.ts';
 

@@ -7,7 +7,7 @@ import type { Host } from '../core/host.ts';
 import { ManualClock } from '../core/kernel/clock.ts';
 import { CLI_ACTOR } from '../core/kernel/actor.ts';
 import { invoicingSources } from './helpers.ts';
-import { databases } from './db.ts';
+import { buildHost } from './db.ts';
 
 const PASSWORD = 'correct horse battery';
 
@@ -17,7 +17,7 @@ function cookieFrom(res: LightMyRequestResponse): string {
   return set.split(';')[0];
 }
 
-describe.each(databases())('people and sessions ($name)', ({ buildHost }) => {
+describe('people and sessions', () => {
   let host: Host;
   let clock: ManualClock;
   let companyId: string;

@@ -1,5 +1,6 @@
-// A second host on the same SQLite file, in its own process, for test/event-sources.test.ts:
-//   node --import tsx test/schedule-host-child.ts <db file> <data dir> <clock ms>
+// A second host on the same SQLite file (or PostgreSQL database), in its own process, for
+// test/event-sources.test.ts:
+//   node --import tsx test/schedule-host-child.ts <db file or postgres:// URL> <data dir> <clock ms>
 // Serves only the invoicing app. Answers over IPC: `{ ready }` once built, `{ fired }` for each
 // `{ tickAt }` message (the scheduler's tick at the given clock, run at that wall-clock instant),
 // and exits on `close`.
@@ -12,7 +13,7 @@ import { REPO_ROOT, validManifest } from '../core/apps/app-source.ts';
 const [file, dataDir, nowMs] = process.argv.slice(2);
 const manifest = validManifest(JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'manifests/invoicing.json'), 'utf8')));
 const host = await buildHost({
-  dbFile: file,
+  ...(file.startsWith('postgres') ? { databaseUrl: file } : { dbFile: file }),
   clock: new ManualClock(Number(nowMs)),
   sources: [{ manifest, dir: path.join(REPO_ROOT, 'apps-installed', 'invoicing'), origin: 'first-party' }],
   config: { dataDir },

@@ -1,7 +1,8 @@
 // An idle host must sleep: with nothing due, the delivery loop's timer waits for the poll
 // interval instead of firing again at once (a NaN delay once made it spin on every tick).
 import { afterEach, expect, it } from 'vitest';
-import { buildHost, type Host } from '../core/host.ts';
+import type { Host } from '../core/host.ts';
+import { buildHost } from './db.ts';
 import { invoicingSources } from './webhook-helpers.ts';
 
 let host: Host | undefined;

@@ -6,7 +6,8 @@ import http from 'node:http';
 import path from 'node:path';
 import { expect } from 'vitest';
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
-import { buildHost, type Host, type HostOptions } from '../core/host.ts';
+import type { Host, HostOptions } from '../core/host.ts';
+import { buildHost } from './db.ts';
 import { REPO_ROOT, validManifest, type AppSource } from '../core/apps/app-source.ts';
 import { CLI_ACTOR } from '../core/kernel/actor.ts';
 import { ROLES, type Role } from '../core/identity/roles.ts';
@@ -25,7 +26,7 @@ export function invoicingSources(): AppSource[] {
   return [{ manifest, dir: path.join(REPO_ROOT, 'apps-installed', manifest.id), origin: 'first-party' }];
 }
 
-/** An in-memory host with only the invoicing app and loopback deliveries allowed. */
+/** A host (in memory, or a fresh PostgreSQL database in the `postgres` project) with only the invoicing app and loopback deliveries allowed. */
 export async function makeHost(opts: HostOptions & { webhooks?: Partial<HostConfig['webhooks']> } = {}): Promise<Host> {
   const { webhooks, ...rest } = opts;
   const host = await buildHost({

@@ -76,6 +76,30 @@ export function ajvDetails(errors: ErrorObject[], part: RequestPart, lang: Lang,
   return out;
 }
 
+/**
+ * A detail for each string (or object key) in `value` that holds U+0000: PostgreSQL stores no
+ * such text, so the API refuses it on every database alike, as it refuses any other bad value.
+ */
+export function nulDetails(value: unknown, part: RequestPart, lang: Lang, tr: Translator): ErrorDetail[] {
+  const out: ErrorDetail[] = [];
+  const esc = (k: string) => k.replace(/~/g, '~0').replace(/\//g, '~1');
+  const found = (pointer: string) => out.push({ in: part, pointer, rule: 'nul', message: tr.t(lang, 'rule.nul', { field: fieldName(pointer, part) || tr.t(lang, 'body') }) });
+  const stack: [unknown, string][] = [[value, '']];
+  while (stack.length) {
+    const [v, pointer] = stack.pop()!;
+    if (typeof v === 'string') {
+      if (v.includes('\0')) found(pointer);
+    } else if (Array.isArray(v)) v.forEach((x, i) => stack.push([x, `${pointer}/${i}`]));
+    else if (v !== null && typeof v === 'object') {
+      for (const [k, x] of Object.entries(v)) {
+        if (k.includes('\0')) found(`${pointer}/${esc(k)}`);
+        else stack.push([x, `${pointer}/${esc(k)}`]);
+      }
+    }
+  }
+  return out;
+}
+
 /** One VALIDATION_ERROR carrying every problem; its message repeats the first. */
 export function validationError(details: ErrorDetail[]): DiwanError {
   return new DiwanError('VALIDATION_ERROR', details, { summary: String(details[0]?.message ?? '') });
