@@ -25,6 +25,7 @@ import type { ChildProcess } from 'node:child_process';
 import pg from 'pg';
 import { buildHost, type Host } from '../core/host.ts';
 import { CLI_ACTOR } from '../core/kernel/actor.ts';
+import { loadConfig } from '../core/kernel/config.ts';
 import type { Caller } from '../core/apps/doc-type.ts';
 import { generateKey } from '../core/kernel/secret-box.ts';
 import { httpBenchSources, writeContactsApp } from './lib/http-data.ts';
@@ -38,6 +39,8 @@ const customers = arg('customers', 10_000);
 const events = arg('events', 500);
 const ENDPOINTS = 4;
 const WORKERS = [1, 2, 4];
+const LIGHT_EVENTS = 30;
+const LIGHT_MS = 50;
 const serverUrl = process.env.DIWAN_BENCH_DATABASE_URL?.trim() || 'postgres://postgres@127.0.0.1:5432/test';
 // Every process (the bench's hosts, API processes, workers) seals and opens webhook secrets with one key.
 process.env.DIWAN_SECRET_KEY ||= generateKey().toString('base64');
@@ -56,6 +59,19 @@ async function admin(sql: string): Promise<void> {
     await c.end();
   }
 }
+
+/** Server processes (backends) serving connections to `database`: their CPU is PostgreSQL's share of a case. */
+async function backends(database: string): Promise<number[]> {
+  const c = new pg.Client({ connectionString: serverUrl });
+  await c.connect();
+  try {
+    return (await c.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE datname = $1', [database])).rows.map((r) => r.pid);
+  } finally {
+    await c.end();
+  }
+}
+
+const cpuOf = (pids: number[]) => pids.reduce((s, pid) => s + (processCpuSeconds(pid) || 0), 0);
 
 /** A fresh database on the PostgreSQL server, dropped at the end; its URL. */
 async function freshDatabase(): Promise<string> {
@@ -142,6 +158,8 @@ interface ApiCase {
   servers: Server[];
   data: ApiData;
   kind: 'list' | 'create';
+  /** The PostgreSQL database, whose backends' CPU is measured too. */
+  database?: string;
 }
 
 interface ApiRun {
@@ -149,6 +167,7 @@ interface ApiRun {
   p50: number;
   p99: number;
   cpuUsPerReq: number;
+  pgUsPerReq: number;
   failed: number;
 }
 
@@ -168,6 +187,8 @@ async function runApiCase(c: ApiCase, secs: number, seed: number, paused: Server
     seed: seed * 2 + i,
   });
   const cpu0 = c.servers.map((s) => processCpuSeconds(s.pid));
+  const pgPids = c.database ? await backends(c.database) : [];
+  const pg0 = cpuOf(pgPids);
   for (const s of paused) process.kill(s.pid, 'SIGSTOP');
   let rs: LoadResult[];
   try {
@@ -176,12 +197,14 @@ async function runApiCase(c: ApiCase, secs: number, seed: number, paused: Server
     for (const s of paused) process.kill(s.pid, 'SIGCONT');
   }
   const cpu = c.servers.reduce((sum, s, i) => sum + processCpuSeconds(s.pid) - cpu0[i], 0);
+  const pgCpu = cpuOf(pgPids) - pg0;
   const requests = rs[0].requests + rs[1].requests;
   return {
     rps: rs[0].rps + rs[1].rps,
     p50: (rs[0].p50 + rs[1].p50) / 2,
     p99: Math.max(rs[0].p99, rs[1].p99),
     cpuUsPerReq: (cpu / requests) * 1e6,
+    pgUsPerReq: (pgCpu / requests) * 1e6,
     failed: rs.reduce((s, r) => s + r.non2xx + r.errors + r.timeouts, 0),
   };
 }
@@ -192,6 +215,7 @@ interface ApiSummary {
   p50: number;
   p99: number;
   cpuUsPerReq: number;
+  pgUsPerReq: number;
   perRound: number[];
   failed: number;
 }
@@ -204,6 +228,7 @@ async function apiPart(): Promise<{ cases: Record<string, ApiSummary>; others: s
   const pgDirs = [path.join(root, 'pg-a'), path.join(root, 'pg-b')];
   for (const d of [sqliteDir, ...pgDirs]) fs.mkdirSync(d, { recursive: true });
   const pgUrl = await freshDatabase();
+  const database = databases.at(-1)!;
 
   let t0 = performance.now();
   const sqliteData = await seedApi({ dataDir: sqliteDir }, appsDir);
@@ -235,8 +260,8 @@ async function apiPart(): Promise<{ cases: Record<string, ApiSummary>; others: s
     const what = kind === 'list' ? 'GET /api/v1/customers' : 'POST /api/v1/invoices';
     cases.push(
       { id: `sqlite-${kind}`, label: `SQLite, 1 process      ${what}`, servers: [sqlite], data: sqliteData, kind },
-      { id: `pg1-${kind}`, label: `PostgreSQL, 1 process  ${what}`, servers: [pgA], data: pgData, kind },
-      { id: `pg2-${kind}`, label: `PostgreSQL, 2 processes ${what}`, servers: [pgA, pgB], data: pgData, kind },
+      { id: `pg1-${kind}`, label: `PostgreSQL, 1 process  ${what}`, servers: [pgA], data: pgData, kind, database },
+      { id: `pg2-${kind}`, label: `PostgreSQL, 2 processes ${what}`, servers: [pgA, pgB], data: pgData, kind, database },
     );
   }
   const pausedFor = (c: ApiCase) => all.filter((s) => !c.servers.includes(s));
@@ -245,7 +270,8 @@ async function apiPart(): Promise<{ cases: Record<string, ApiSummary>; others: s
   log(`warmed up (${warm} s per case); ${rounds} rounds × ${cases.length} cases × ${seconds} s, ${connections} connections in two load children`);
 
   const results = new Map<string, ApiRun[]>(cases.map((c) => [c.id, []]));
-  const meter = otherLoadMeter(all.map((s) => s.pid));
+  // PostgreSQL's backends for this database count as ours, not as other processes' load.
+  const meter = otherLoadMeter([...all.map((s) => s.pid), ...(await backends(database))]);
   const groups = [cases.slice(0, 3), cases.slice(3)];
   for (let round = 0; round < rounds; round++) {
     const order = groups.flatMap((g) => (round % 2 === 0 ? g : [...g].reverse()));
@@ -269,6 +295,7 @@ async function apiPart(): Promise<{ cases: Record<string, ApiSummary>; others: s
       p50: median(rs.map((r) => r.p50)),
       p99: median(rs.map((r) => r.p99)),
       cpuUsPerReq: median(rs.map((r) => r.cpuUsPerReq)),
+      pgUsPerReq: median(rs.map((r) => r.pgUsPerReq)),
       perRound: rs.map((r) => r.rps),
       failed: rs.reduce((s, r) => s + r.failed, 0),
     };
@@ -327,13 +354,14 @@ interface DeliveryRun {
   p99: number;
   seconds: number;
   cpuUsPerDelivery: number;
+  pgUsPerDelivery: number;
 }
 
 function pct(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 }
 
-async function deliveryPart(): Promise<{ runs: Record<number, DeliveryRun[]>; others: string }> {
+async function deliveryPart(): Promise<{ runs: Record<number, DeliveryRun[]>; light: Record<number, DeliveryRun[]>; others: string }> {
   const url = await freshDatabase();
   const receiverChild = forkTs(path.join(BENCH_DIR, 'lib', 'scaling-receiver.ts'));
   children.push(receiverChild);
@@ -342,7 +370,7 @@ async function deliveryPart(): Promise<{ runs: Record<number, DeliveryRun[]>; ot
   // The bench's own host writes the events: API role only, so it delivers nothing itself.
   const writer: Host = await buildHost({
     databaseUrl: url,
-    config: { dataDir: tempDir('diwan-bench-writer-'), roles: { api: true, worker: false }, rateLimitPerMinute: 0 },
+    config: { dataDir: tempDir('diwan-bench-writer-'), roles: { api: true, worker: false }, rateLimitPerMinute: 0, webhooks: { ...loadConfig().webhooks, allowLoopback: true } },
     defaultApps: [],
     logger: false,
   });
@@ -367,27 +395,32 @@ async function deliveryPart(): Promise<{ runs: Record<number, DeliveryRun[]>; ot
     };
 
     /** Commits `n` events one transaction each, as fast as they go; waits for every delivery at the receiver. */
-    const run = async (active: Server[], n: number, base: number): Promise<DeliveryRun> => {
+    const database = databases.at(-1)!;
+    const run = async (active: Server[], n: number, base: number, paceMs = 0): Promise<DeliveryRun> => {
       const idle = workers.filter((w) => !active.includes(w));
       for (const w of idle) process.kill(w.pid, 'SIGSTOP');
       try {
         const cpu0 = active.map((w) => processCpuSeconds(w.pid));
+        const pgPids = await backends(database);
+        const pg0 = cpuOf(pgPids);
         const got = firstMessage<{ receipts: Receipt[] }>(receiverChild, 120_000);
         receiverChild.send({ expect: n * ENDPOINTS });
         const committed = new Map<string, number>();
         const start = performance.timeOrigin + performance.now();
         for (let i = 0; i < n; i++) {
+          if (paceMs) await new Promise((r) => setTimeout(r, paceMs));
           const ev = await writer.storage.db.transaction(() => writer.outbox.emit(company.id, 'invoice.created', sampleData(base + i)));
           committed.set(ev.id, performance.timeOrigin + performance.now());
         }
         const { receipts } = await got;
         const cpu = active.reduce((s, w, i) => s + processCpuSeconds(w.pid) - cpu0[i], 0);
+        const pgCpu = cpuOf(pgPids) - pg0;
         const lat = receipts.map((r) => r.at - committed.get(r.eventId)!).sort((a, b) => a - b);
         if (lat.some((x) => !Number.isFinite(x))) throw new Error('a receipt names an event this run did not commit');
         const last = Math.max(...receipts.map((r) => r.at));
         const secs = (last - start) / 1000;
         await settled();
-        return { perSecond: receipts.length / secs, p50: pct(lat, 50), p99: pct(lat, 99), seconds: secs, cpuUsPerDelivery: (cpu / receipts.length) * 1e6 };
+        return { perSecond: receipts.length / secs, p50: pct(lat, 50), p99: pct(lat, 99), seconds: secs, cpuUsPerDelivery: (cpu / receipts.length) * 1e6, pgUsPerDelivery: (pgCpu / receipts.length) * 1e6 };
       } finally {
         for (const w of idle) process.kill(w.pid, 'SIGCONT');
       }
@@ -398,7 +431,8 @@ async function deliveryPart(): Promise<{ runs: Record<number, DeliveryRun[]>; ot
     log(`warmed up; ${rounds} rounds × ${WORKERS.join('/')} workers × ${events} events × ${ENDPOINTS} endpoints, order alternating per round`);
 
     const runs: Record<number, DeliveryRun[]> = Object.fromEntries(WORKERS.map((k) => [k, []]));
-    const meter = otherLoadMeter(workers.map((w) => w.pid));
+    const light: Record<number, DeliveryRun[]> = Object.fromEntries(WORKERS.map((k) => [k, []]));
+    const meter = otherLoadMeter([...workers.map((w) => w.pid), ...(await backends(database))]);
     let base = 1000;
     for (let round = 0; round < rounds; round++) {
       const order = round % 2 === 0 ? WORKERS : [...WORKERS].reverse();
@@ -406,14 +440,17 @@ async function deliveryPart(): Promise<{ runs: Record<number, DeliveryRun[]>; ot
       for (const k of order) {
         const r = await run(workers.slice(0, k), events, (base += events));
         runs[k].push(r);
-        line.push(`${k}w ${fmtInt(r.perSecond)}/s p50 ${fmtMs(r.p50)} p99 ${fmtMs(r.p99)} ms`);
+        // Light load: latency without a backlog, LIGHT_EVENTS events at one per LIGHT_MS.
+        const l = await run(workers.slice(0, k), LIGHT_EVENTS, (base += LIGHT_EVENTS), LIGHT_MS);
+        light[k].push(l);
+        line.push(`${k}w ${fmtInt(r.perSecond)}/s p50 ${fmtMs(r.p50)} p99 ${fmtMs(r.p99)} ms, light p50 ${fmtMs(l.p50)} p99 ${fmtMs(l.p99)} ms`);
       }
       log(`  round ${round + 1}: ${line.join(', ')}`);
     }
     const others = meter.report();
     t0 = performance.now();
     await Promise.all(workers.map((w) => stopChild(w.child)));
-    return { runs, others };
+    return { runs, light, others };
   } finally {
     await writer.close();
   }
@@ -429,18 +466,24 @@ async function main(): Promise<void> {
   const del = await deliveryPart();
   const loadEnd = os.loadavg();
 
-  log('\ncase                                              req/s (median)   p50 ms   p99 ms   server CPU µs/req   failures   req/s per round');
+  log('\ncase                                              req/s (median)   p50 ms   p99 ms   API CPU µs/req   PostgreSQL CPU µs/req   failures   req/s per round');
   for (const c of Object.values(api.cases)) {
-    log(`${c.label.padEnd(50)} ${fmtInt(c.rps).padStart(8)} ${fmtMs(c.p50).padStart(10)} ${fmtMs(c.p99).padStart(8)} ${c.cpuUsPerReq.toFixed(0).padStart(12)} ${String(c.failed).padStart(14)}   ${c.perRound.map(fmtInt).join(' ')}`);
+    log(`${c.label.padEnd(50)} ${fmtInt(c.rps).padStart(8)} ${fmtMs(c.p50).padStart(10)} ${fmtMs(c.p99).padStart(8)} ${c.cpuUsPerReq.toFixed(0).padStart(10)} ${c.pgUsPerReq.toFixed(0).padStart(18)} ${String(c.failed).padStart(16)}   ${c.perRound.map(fmtInt).join(' ')}`);
   }
   log(api.others);
-  log('\nworkers   deliveries/s (median)   p50 ms   p99 ms   worker CPU µs/delivery   deliveries/s per round');
-  const dsum: Record<number, { perSecond: number; p50: number; p99: number; cpu: number }> = {};
+  log(`\nworkers   deliveries/s (median)   burst p50 ms   p99 ms   light p50 ms   p99 ms   worker CPU µs/delivery   PostgreSQL CPU µs/delivery   deliveries/s per round`);
+  const dsum: Record<number, { perSecond: number; p50: number; p99: number; lp50: number; lp99: number; cpu: number; pg: number }> = {};
   for (const k of WORKERS) {
     const rs = del.runs[k];
-    dsum[k] = { perSecond: median(rs.map((r) => r.perSecond)), p50: median(rs.map((r) => r.p50)), p99: median(rs.map((r) => r.p99)), cpu: median(rs.map((r) => r.cpuUsPerDelivery)) };
-    log(`${String(k).padStart(7)} ${fmtInt(dsum[k].perSecond).padStart(16)} ${fmtMs(dsum[k].p50).padStart(14)} ${fmtMs(dsum[k].p99).padStart(8)} ${dsum[k].cpu.toFixed(0).padStart(16)}         ${rs.map((r) => fmtInt(r.perSecond)).join(' ')}`);
+    const ls = del.light[k];
+    dsum[k] = {
+      perSecond: median(rs.map((r) => r.perSecond)), p50: median(rs.map((r) => r.p50)), p99: median(rs.map((r) => r.p99)),
+      lp50: median(ls.map((r) => r.p50)), lp99: median(ls.map((r) => r.p99)), cpu: median(rs.map((r) => r.cpuUsPerDelivery)), pg: median(rs.map((r) => r.pgUsPerDelivery)),
+    };
+    const d = dsum[k];
+    log(`${String(k).padStart(7)} ${fmtInt(d.perSecond).padStart(16)} ${fmtMs(d.p50).padStart(18)} ${fmtMs(d.p99).padStart(8)} ${fmtMs(d.lp50).padStart(14)} ${fmtMs(d.lp99).padStart(8)} ${d.cpu.toFixed(0).padStart(18)} ${d.pg.toFixed(0).padStart(24)}            ${rs.map((r) => fmtInt(r.perSecond)).join(' ')}`);
   }
+  log(`(burst: ${events} events committed back to back; light: ${LIGHT_EVENTS} events, one every ${LIGHT_MS} ms, × ${ENDPOINTS} endpoints)`);
   log(del.others);
 
   const c = api.cases;
@@ -448,7 +491,9 @@ async function main(): Promise<void> {
   log('\n== summary: scaling ==');
   log(`PostgreSQL / SQLite, 1 process:   list ${(c['pg1-list'].rps / c['sqlite-list'].rps).toFixed(2)}×, create ${(c['pg1-create'].rps / c['sqlite-create'].rps).toFixed(2)}× req/s (CPU per request PG/SQLite: list ${(c['pg1-list'].cpuUsPerReq / c['sqlite-list'].cpuUsPerReq).toFixed(2)}×, create ${(c['pg1-create'].cpuUsPerReq / c['sqlite-create'].cpuUsPerReq).toFixed(2)}×)`);
   log(`2 / 1 API processes, PostgreSQL:  list ${(c['pg2-list'].rps / c['pg1-list'].rps).toFixed(2)}×, create ${(c['pg2-create'].rps / c['pg1-create'].rps).toFixed(2)}× req/s`);
-  log(`delivery workers, against 1:      ${WORKERS.map((k) => `${k}: ${(dsum[k].perSecond / dsum[1].perSecond).toFixed(2)}×`).join(', ')} deliveries/s; p50/p99 commit → receipt ${WORKERS.map((k) => `${k}: ${fmtMs(dsum[k].p50)}/${fmtMs(dsum[k].p99)} ms`).join(', ')}`);
+  log(`delivery workers, against 1:      ${WORKERS.map((k) => `${k}: ${(dsum[k].perSecond / dsum[1].perSecond).toFixed(2)}×`).join(', ')} deliveries/s`);
+  log(`commit → receipt p50/p99, burst:  ${WORKERS.map((k) => `${k}w ${fmtMs(dsum[k].p50)}/${fmtMs(dsum[k].p99)} ms`).join(', ')}`);
+  log(`commit → receipt p50/p99, light:  ${WORKERS.map((k) => `${k}w ${fmtMs(dsum[k].lp50)}/${fmtMs(dsum[k].lp99)} ms`).join(', ')}`);
   log(failed ? `${failed} API requests failed: run INVALID` : 'every measured API request answered 2xx');
   log(`load average at end: ${loadEnd.map((x) => x.toFixed(2)).join(', ')} (1, 5, 15 min; 2 cores)`);
   if (failed) process.exitCode = 1;
