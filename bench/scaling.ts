@@ -390,10 +390,7 @@ async function deliveryPart(): Promise<{ runs: Record<number, DeliveryRun[]>; li
       // maxInFlight well above what 4 workers keep busy: the cap, held across processes, is not what is measured.
       await writer.webhooks.endpoints.create({ companyId: company.id, actor: CLI_ACTOR, appId: 'core' }, { url: `http://127.0.0.1:${port}/hook/${e}`, topics: ['invoice.*'], maxInFlight: 64 });
     }
-    let t0 = performance.now();
-    const workers = await Promise.all(Array.from({ length: Math.max(...WORKERS) }, () => startWorker(url)));
-    log(`\n${workers.length} delivery workers listening after ${secondsSince(t0)} s (receiver :${port}; ${ENDPOINTS} endpoints, topics invoice.*)`);
-
+    const database = databases.at(-1)!;
     const settled = async () => {
       const deadline = performance.now() + 60_000;
       for (;;) {
@@ -403,64 +400,87 @@ async function deliveryPart(): Promise<{ runs: Record<number, DeliveryRun[]>; li
         await new Promise((r) => setTimeout(r, 50));
       }
     };
-
-    /** Commits `n` events one transaction each, as fast as they go; waits for every delivery at the receiver. */
-    const database = databases.at(-1)!;
-    const run = async (active: Server[], n: number, base: number, paceMs = 0): Promise<DeliveryRun> => {
-      const idle = workers.filter((w) => !active.includes(w));
-      for (const w of idle) process.kill(w.pid, 'SIGSTOP');
+    /** What the database was doing when a run stalled: the deliveries by state, and every connection's state and query. */
+    const stallReport = async () => {
+      const states = await writer.storage.db.all("SELECT state, count(*) AS n FROM webhook_deliveries GROUP BY state");
+      const c = new pg.Client({ connectionString: serverUrl });
+      await c.connect();
       try {
-        const cpu0 = active.map((w) => processCpuSeconds(w.pid));
-        const pgPids = await backends(database);
-        const pg0 = cpuOf(pgPids);
-        const got = firstMessage<{ receipts: Receipt[] }>(receiverChild, 120_000);
-        receiverChild.send({ expect: n * ENDPOINTS });
-        const committed = new Map<string, number>();
-        const start = performance.timeOrigin + performance.now();
-        for (let i = 0; i < n; i++) {
-          if (paceMs) await new Promise((r) => setTimeout(r, paceMs));
-          const ev = await writer.storage.db.transaction(() => writer.outbox.emit(company.id, 'invoice.created', sampleData(base + i)));
-          committed.set(ev.id, performance.timeOrigin + performance.now());
-        }
-        const emitSeconds = (performance.timeOrigin + performance.now() - start) / 1000;
-        const { receipts } = await got;
-        const cpu = active.reduce((s, w, i) => s + processCpuSeconds(w.pid) - cpu0[i], 0);
-        const pgCpu = cpuOf(pgPids) - pg0;
-        const lat = receipts.map((r) => r.at - committed.get(r.eventId)!).sort((a, b) => a - b);
-        if (lat.some((x) => !Number.isFinite(x))) throw new Error('a receipt names an event this run did not commit');
-        const last = Math.max(...receipts.map((r) => r.at));
-        const secs = (last - start) / 1000;
-        await settled();
-        return { perSecond: receipts.length / secs, p50: pct(lat, 50), p99: pct(lat, 99), seconds: secs, emitSeconds, cpuUsPerDelivery: (cpu / receipts.length) * 1e6, pgUsPerDelivery: (pgCpu / receipts.length) * 1e6 };
+        const acts = (await c.query("SELECT pid, state, wait_event_type, wait_event, now() - xact_start AS xact_age, left(query, 160) AS query FROM pg_stat_activity WHERE datname = $1", [database])).rows;
+        return JSON.stringify({ states, acts }, null, 1);
       } finally {
-        for (const w of idle) process.kill(w.pid, 'SIGCONT');
+        await c.end();
       }
     };
 
-    // Warm-up: every worker takes part (JIT, connections to the receiver and the database).
-    await run(workers, Math.min(events, 200), 0);
-    log(`warmed up; ${rounds} rounds × ${WORKERS.join('/')} workers × ${events} events × ${ENDPOINTS} endpoints, order alternating per round`);
+    /** Commits `n` events one transaction each (one per `paceMs` if given, else back to back); waits for every delivery at the receiver. */
+    const run = async (active: Server[], n: number, base: number, paceMs = 0): Promise<DeliveryRun> => {
+      const cpu0 = active.map((w) => processCpuSeconds(w.pid));
+      const pgPids = await backends(database);
+      const pg0 = cpuOf(pgPids);
+      const got = firstMessage<{ receipts: Receipt[] }>(receiverChild, 60_000);
+      receiverChild.send({ expect: n * ENDPOINTS });
+      const committed = new Map<string, number>();
+      const start = performance.timeOrigin + performance.now();
+      for (let i = 0; i < n; i++) {
+        if (paceMs) await new Promise((r) => setTimeout(r, paceMs));
+        const ev = await writer.storage.db.transaction(() => writer.outbox.emit(company.id, 'invoice.created', sampleData(base + i)));
+        committed.set(ev.id, performance.timeOrigin + performance.now());
+      }
+      const emitSeconds = (performance.timeOrigin + performance.now() - start) / 1000;
+      const { receipts } = await got.catch(async (err) => {
+        throw new Error(`${(err as Error).message}; with ${active.length} workers, the database then: ${await stallReport()}`);
+      });
+      const cpu = active.reduce((s, w, i) => s + processCpuSeconds(w.pid) - cpu0[i], 0);
+      const pgCpu = cpuOf(pgPids) - pg0;
+      const lat = receipts.map((r) => r.at - committed.get(r.eventId)!).sort((a, b) => a - b);
+      if (lat.some((x) => !Number.isFinite(x))) throw new Error('a receipt names an event this run did not commit');
+      const last = Math.max(...receipts.map((r) => r.at));
+      const secs = (last - start) / 1000;
+      await settled();
+      return { perSecond: receipts.length / secs, p50: pct(lat, 50), p99: pct(lat, 99), seconds: secs, emitSeconds, cpuUsPerDelivery: (cpu / receipts.length) * 1e6, pgUsPerDelivery: (pgCpu / receipts.length) * 1e6 };
+    };
 
+    // The workers running: grown (new ones started, then warmed up with a burst through all of
+    // them) or shrunk (the newest stopped with SIGTERM, which drains) to the case's count. The
+    // rounds' alternating order (1, 2, 4 then 4, 2, 1) reuses them. Pausing the extra ones with
+    // SIGSTOP instead stalled a run (a first version did): a paused worker in mid-transaction
+    // holds what the others wait on, which is no state for a worker that is meant to be idle.
+    const workers: Server[] = [];
+    let warmBase = 1_000_000;
+    const setWorkers = async (k: number) => {
+      if (workers.length < k) {
+        const t0 = performance.now();
+        workers.push(...(await Promise.all(Array.from({ length: k - workers.length }, () => startWorker(url)))));
+        await run(workers, Math.min(events, 100), (warmBase += 1000));
+        log(`  (${k} workers running: started and warmed up in ${secondsSince(t0)} s)`);
+      }
+      while (workers.length > k) await stopChild(workers.pop()!.child);
+    };
+    await setWorkers(1);
+    log(`\nreceiver :${port}; ${ENDPOINTS} endpoints, topics invoice.*; ${rounds} rounds × ${WORKERS.join('/')} workers × ${events} events, order alternating per round`);
     const runs: Record<number, DeliveryRun[]> = Object.fromEntries(WORKERS.map((k) => [k, []]));
     const light: Record<number, DeliveryRun[]> = Object.fromEntries(WORKERS.map((k) => [k, []]));
-    const meter = otherLoadMeter([...workers.map((w) => w.pid), ...(await backends(database))]);
+    // Workers come and go: their CPU and their backends' is in the per-delivery columns; this
+    // meter counts workers that ended as ours, and the backends of workers as other processes.
+    const meter = otherLoadMeter(await backends(database));
     let base = 1000;
     for (let round = 0; round < rounds; round++) {
       const order = round % 2 === 0 ? WORKERS : [...WORKERS].reverse();
       const line: string[] = [];
       for (const k of order) {
-        const r = await run(workers.slice(0, k), events, (base += events));
+        await setWorkers(k);
+        const r = await run(workers, events, (base += events));
         runs[k].push(r);
         // Light load: latency without a backlog, LIGHT_EVENTS events at one per LIGHT_MS.
-        const l = await run(workers.slice(0, k), LIGHT_EVENTS, (base += LIGHT_EVENTS), LIGHT_MS);
+        const l = await run(workers, LIGHT_EVENTS, (base += LIGHT_EVENTS), LIGHT_MS);
         light[k].push(l);
         line.push(`${k}w ${fmtInt(r.perSecond)}/s (committed in ${r.emitSeconds.toFixed(1)} s, delivered in ${r.seconds.toFixed(1)} s) p50 ${fmtMs(r.p50)} p99 ${fmtMs(r.p99)} ms, light p50 ${fmtMs(l.p50)} p99 ${fmtMs(l.p99)} ms`);
       }
-      log(`  round ${round + 1}: ${line.join(', ')}`);
+      log(`  round ${round + 1}: ${line.join(';\n           ')}`);
     }
+    await setWorkers(0);
     const others = meter.report();
-    t0 = performance.now();
-    await Promise.all(workers.map((w) => stopChild(w.child)));
     return { runs, light, others };
   } finally {
     await writer.close();
