@@ -520,7 +520,7 @@ async function main(): Promise<void> {
   const c = api.cases;
   const failed = Object.values(c).reduce((s, x) => s + x.failed, 0);
   log('\n== summary: scaling ==');
-  log(`PostgreSQL / SQLite, 1 process:   list ${(c['pg1-list'].rps / c['sqlite-list'].rps).toFixed(2)}×, create ${(c['pg1-create'].rps / c['sqlite-create'].rps).toFixed(2)}× req/s (CPU per request PG/SQLite: list ${(c['pg1-list'].cpuUsPerReq / c['sqlite-list'].cpuUsPerReq).toFixed(2)}×, create ${(c['pg1-create'].cpuUsPerReq / c['sqlite-create'].cpuUsPerReq).toFixed(2)}×)`);
+  log(`PostgreSQL / SQLite, 1 process:   list ${(c['pg1-list'].rps / c['sqlite-list'].rps).toFixed(2)}×, create ${(c['pg1-create'].rps / c['sqlite-create'].rps).toFixed(2)}× req/s (CPU per request, API process + PostgreSQL against the SQLite process, whose queries run inside it: list ${((c['pg1-list'].cpuUsPerReq + c['pg1-list'].pgUsPerReq) / c['sqlite-list'].cpuUsPerReq).toFixed(2)}×, create ${((c['pg1-create'].cpuUsPerReq + c['pg1-create'].pgUsPerReq) / c['sqlite-create'].cpuUsPerReq).toFixed(2)}×)`);
   log(`2 / 1 API processes, PostgreSQL:  list ${(c['pg2-list'].rps / c['pg1-list'].rps).toFixed(2)}×, create ${(c['pg2-create'].rps / c['pg1-create'].rps).toFixed(2)}× req/s`);
   log(`delivery workers, against 1:      ${WORKERS.map((k) => `${k}: ${(dsum[k].perSecond / dsum[1].perSecond).toFixed(2)}×`).join(', ')} deliveries/s`);
   log(`commit → receipt p50/p99, burst:  ${WORKERS.map((k) => `${k}w ${fmtMs(dsum[k].p50)}/${fmtMs(dsum[k].p99)} ms`).join(', ')}`);
