@@ -12,8 +12,9 @@
 //      event through its own API-only host and notes the time; a receiver in a child process
 //      notes when each delivery arrived (by its x-diwan-event-id header).
 //
-// API processes are `DIWAN_ROLES=api` (bench/lib/host-server.ts, rate limit off); processes not
-// in the case being measured are paused (SIGSTOP). Cases alternate order round by round; the
+// API processes are `DIWAN_ROLES=api` (bench/lib/host-server.ts, rate limit off); those not in
+// the case being measured are paused (SIGSTOP) while idle. Workers are started and stopped
+// instead (a paused worker stalls the others: see BENCHMARKS.md). Cases alternate order round by round; the
 // report gives medians. PostgreSQL: DIWAN_BENCH_DATABASE_URL, else
 // postgres://postgres@127.0.0.1:5432/test; a fresh database per part, dropped after.
 //
