@@ -6,6 +6,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildHost, type Host } from '../core/host.ts';
 import type { HostConfig } from '../core/kernel/config.ts';
@@ -95,6 +96,32 @@ describe.each(databases())('delivery workers side by side ($name)', (db) => {
     const at = r.got.map((g) => g.at).sort((a, b) => a - b);
     expect(at[3] - at[0]).toBeGreaterThanOrEqual(400);
     expect(at[5] - at[0]).toBeGreaterThanOrEqual(1500);
+  });
+
+  it.runIf(db.name === 'postgres')('recovers ended leases around a row another transaction holds (a worker frozen mid-transaction)', async () => {
+    const loc = await db.location();
+    open.locations.push(loc);
+    const s = await loc.open();
+    const frozen = new pg.Client({ connectionString: loc.url });
+    try {
+      const now = Date.now();
+      for (const id of ['dl_held', 'dl_free']) {
+        await s.deliveries.insert(id, 'co_a', 'we_1', `ev_${id}`, 'invoice.created', now, new Date(now).toISOString());
+        await s.deliveries.lease([id], `lse_${id}`, now - 1, new Date(now).toISOString());
+      }
+      await frozen.connect();
+      await frozen.query('BEGIN');
+      await frozen.query("SELECT id FROM webhook_deliveries WHERE id = 'dl_held' FOR UPDATE");
+      // Without SKIP LOCKED this would wait for the frozen transaction.
+      expect(await s.deliveries.reclaimExpired(now, new Date(now).toISOString())).toBe(1);
+      expect((await s.deliveries.get('we_1', 'dl_free'))!.state).toBe('pending');
+      expect((await s.deliveries.get('we_1', 'dl_held'))!.state).toBe('in_flight');
+      await frozen.query('ROLLBACK');
+      expect(await s.deliveries.reclaimExpired(now, new Date(now).toISOString())).toBe(1);
+    } finally {
+      await frozen.end();
+      await s.close();
+    }
   });
 
   it('gives a delivery whose lease ended to another attempt, and records nothing of the late one (fencing)', async () => {

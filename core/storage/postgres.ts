@@ -54,7 +54,9 @@ export class PostgresDb implements Db {
   private listener?: ChangeListener;
 
   constructor(private readonly opts: PostgresOptions) {
-    this.pool = new pg.Pool({ connectionString: opts.url, max: opts.max ?? 10, types, idleTimeoutMillis: 30_000 });
+    // A process frozen inside a transaction (stopped, swapped out) loses it after 30 s, with
+    // its row locks: the other processes' work (lease recovery, fan-out) goes on.
+    this.pool = new pg.Pool({ connectionString: opts.url, max: opts.max ?? 10, types, idleTimeoutMillis: 30_000, idle_in_transaction_session_timeout: 30_000 });
     // An idle client that loses its server must not take the process down; the next query reconnects.
     this.pool.on('error', () => {});
   }

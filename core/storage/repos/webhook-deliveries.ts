@@ -204,8 +204,10 @@ export class WebhookDeliveriesRepo {
     const least = this.db.dialect.least('coalesce(next_attempt_at, ?)', '?');
     return (
       await this.db.run(
+        // Rows another transaction holds are left to the next look: a worker frozen mid-transaction
+        // must not stop every other worker's recovery.
         `UPDATE webhook_deliveries SET state = 'pending', next_attempt_at = ${least}, lease_until = NULL, lease_token = NULL, updated_at = ?
-         WHERE state = 'in_flight' AND (lease_until IS NULL OR lease_until <= ?)`,
+         WHERE id IN (SELECT id FROM webhook_deliveries WHERE state = 'in_flight' AND (lease_until IS NULL OR lease_until <= ?) ${this.db.dialect.skipLocked})`,
         [nowMs, nowMs, at, nowMs],
       )
     ).changes;
