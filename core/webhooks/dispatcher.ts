@@ -134,7 +134,7 @@ export class Dispatcher {
         const got = new Set<string>();
         // Candidates once committed: a take running meanwhile (another connection) would find no
         // row yet and drop them.
-        this.deps.db.afterCommit(() => got.forEach((id) => this.candidates?.add(id)));
+        this.deps.db.afterCommit(() => got.forEach((id) => this.addCandidate(id)));
         for (const ev of events) {
           const ix = await this.index(ev.companyId);
           for (const endpointId of ix.matcher.match(ev.topic)) {
@@ -151,6 +151,14 @@ export class Dispatcher {
       total += n;
       if (n < this.fanOutBatch) return total;
     }
+  }
+
+  /** Endpoints made candidates while each take under way ran (a take that found nothing drops them). */
+  private duringTakes = new Set<Set<string>>();
+
+  private addCandidate(id: string): void {
+    this.candidates?.add(id);
+    for (const seen of this.duringTakes) seen.add(id);
   }
 
   private pool(): SignerPool {
@@ -177,11 +185,19 @@ export class Dispatcher {
     // Fan-outs under way add to the set while the take runs; a wake asking for a full look meanwhile sets it to null.
     const candidates = full ? new Set<string>() : this.candidates!;
     this.candidates = candidates;
-    const taken = await this.deps.deliveries.take(
-      now, this.takeBatch, { maxInFlightPerEndpoint: this.deps.config.maxInFlightPerEndpoint, leaseMs: this.leaseMs }, full ? undefined : candidates,
-    );
-    // After a full look, the endpoints that may have more are the candidates.
-    for (const id of taken.more) candidates.add(id);
+    const during = new Set<string>();
+    this.duringTakes.add(during);
+    let taken;
+    try {
+      taken = await this.deps.deliveries.take(
+        now, this.takeBatch, { maxInFlightPerEndpoint: this.deps.config.maxInFlightPerEndpoint, leaseMs: this.leaseMs }, full ? undefined : candidates,
+      );
+    } finally {
+      this.duringTakes.delete(during);
+    }
+    // The endpoints that may have more are candidates, and so are those a fan-out committed
+    // meanwhile: the take may have looked before that commit and dropped them.
+    for (const id of [...taken.more, ...during]) candidates.add(id);
     if (taken.busy) this.wakeAt(now + BUSY_RETRY_MS);
     if (taken.throttledUntil !== null) this.wakeAt(taken.throttledUntil);
     const rows = taken.rows;
@@ -286,6 +302,8 @@ export class Dispatcher {
     })().finally(() => {
       this.leases.delete(r.id);
       this.running.delete(p);
+      // Its endpoint may have more, held back by its cap until now.
+      this.candidates?.add(r.endpoint_id);
       if (this.started && !this.stopping) this.wake();
     });
     this.running.add(p);
