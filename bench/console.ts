@@ -27,7 +27,8 @@ const BUDGET = 250 * 1024;
 
 const CHROMIUM = process.env.DIWAN_CHROMIUM === 'none' ? undefined : [process.env.DIWAN_CHROMIUM, '/usr/bin/chromium', '/usr/bin/chromium-browser'].find((p): p is string => !!p && fs.existsSync(p));
 if (!CHROMIUM) {
-  console.log('bench/console.ts: no Chromium at /usr/bin/chromium (install the Debian package: apt-get install -y chromium), nothing measured');
+  const why = process.env.DIWAN_CHROMIUM === 'none' ? 'DIWAN_CHROMIUM=none' : 'no Chromium at /usr/bin/chromium (install the Debian package: apt-get install -y chromium)';
+  console.log(`bench/console.ts: ${why}, nothing measured`);
   process.exit(0);
 }
 
