@@ -112,17 +112,10 @@ describeBrowser('web console: documents', () => {
         expect(await row.textContent()).toContain(state('sent'));
         await shot(page, `invoice-list-${lang}`);
 
-        // A full load of a page, signed in: ready, with its data, in under a second (the best
-        // of three loads, so a moment of load on a shared machine does not decide it).
-        const loads: number[] = [];
-        for (let i = 0; i < 3; i++) {
-          const t0 = Date.now();
-          await page.goto(`${h.url}/d/invoices`);
-          await page.locator('main tbody tr').first().waitFor();
-          loads.push(Date.now() - t0);
-        }
-        console.log(`[console] ${lang}: /d/invoices ready in ${loads.join(', ')} ms`);
-        expect(Math.min(...loads)).toBeLessThan(1000);
+        // A full load of a page, signed in, shows its data. (How fast is measured by
+        // bench/console.ts against a static page in the same run, not timed here.)
+        await page.goto(`${h.url}/d/invoices`);
+        await expect.poll(() => page.locator('main tbody tr').first().textContent()).toContain(total);
 
         // Filter by state through the filter form.
         await page.locator('details.filters summary').click();
