@@ -28,6 +28,7 @@ import { webhooks } from './commands/webhooks.ts';
 import { listen } from './commands/listen.ts';
 import { users } from './commands/users.ts';
 import { secrets } from './commands/secrets.ts';
+import { loadsTypeScript } from './typescript.ts';
 
 /** The languages of core/kernel/i18n (not imported from there: it loads i18next). */
 const LANGUAGES = ['en', 'ar'] as const satisfies readonly Lang[];
@@ -211,7 +212,7 @@ export async function run(argv: string[], env: NodeJS.ProcessEnv = process.env):
         return s;
       },
       host: () =>
-        (host ??= import('../core/host.ts').then(async ({ buildHost }) => {
+        (host ??= loadsTypeScript().then(() => import('../core/host.ts')).then(async ({ buildHost }) => {
           const h = await buildHost({ config: { dataDir }, logger: false });
           tr = h.tr;
           return h;

@@ -7,9 +7,10 @@ import path from 'node:path';
 import { DiwanError } from '../../core/kernel/errors/diwan-error.ts';
 import { UsageError, say } from '../output.ts';
 import type { CommandGroup } from './command.ts';
+import { loadsTypeScript } from '../typescript.ts';
 
 /** Loaded when used, so the rest of the CLI does not depend on the author tooling. */
-const author = () => import('../app-author.ts');
+const author = () => loadsTypeScript().then(() => import('../app-author.ts'));
 
 const dirArg = [{ name: 'dir', description: 'The app source folder (default: the current folder)' }];
 const dirOf = (args: Record<string, string | undefined>) => path.resolve(args.dir ?? '.');

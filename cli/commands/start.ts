@@ -7,6 +7,7 @@
 import path from 'node:path';
 import { say, type CliString } from '../output.ts';
 import { intOption, type CommandGroup } from './command.ts';
+import { loadsTypeScript } from '../typescript.ts';
 
 interface ServerKind {
   name: string;
@@ -37,6 +38,7 @@ function serverCommand(kind: ServerKind): CommandGroup {
           if (ctx.opts.host) process.env.HOST = String(ctx.opts.host);
           if (kind.roles) process.env.DIWAN_ROLES = kind.roles;
           if (!ctx.json) {
+            await loadsTypeScript();
             await import('../../core/main.ts');
             return { data: null, text: '', keepAlive: true };
           }
