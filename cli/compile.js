@@ -53,6 +53,14 @@ function compile(esbuild, src) {
  */
 export async function compiledCli() {
   try {
+    // The compiled files name their sources by absolute path: a moved folder compiles anew.
+    const stamp = path.join(OUT, 'root');
+    let sameRoot = false;
+    try {
+      sameRoot = fs.readFileSync(stamp, 'utf8') === ROOT;
+    } catch {
+      // never compiled here
+    }
     const stale = [];
     for (const folder of FOLDERS) {
       for (const src of sources(path.join(ROOT, folder))) {
@@ -63,7 +71,7 @@ export async function compiledCli() {
         } catch {
           // not compiled yet
         }
-        if (!fresh) stale.push(src);
+        if (!fresh || !sameRoot) stale.push(src);
       }
     }
     if (stale.length) {
@@ -76,6 +84,8 @@ export async function compiledCli() {
         fs.writeFileSync(tmp, compile(esbuild, src));
         fs.renameSync(tmp, out);
       }
+      fs.writeFileSync(`${stamp}.${process.pid}.tmp`, ROOT);
+      fs.renameSync(`${stamp}.${process.pid}.tmp`, stamp);
     }
     return pathToFileURL(outPath(path.join(ROOT, 'cli', 'main.ts'))).href;
   } catch {
