@@ -21,7 +21,7 @@ import type { ChildProcess } from 'node:child_process';
 import Database from 'better-sqlite3';
 import { seedHttpBench, CONTACTS_RESOURCE, type HttpBenchData } from './lib/http-data.ts';
 import { invoiceBody, type LoadResult, type LoadSpec } from './lib/load.ts';
-import { BENCH_DIR, arg, fmtInt, fmtMs, firstMessage, forkTs, machineLine, median, otherLoadMeter, processCpuSeconds, stopChild } from './lib/util.ts';
+import { BENCH_DIR, arg, fmtInt, fmtMs, firstMessage, forkTs, machineLine, median, otherLoadMeter, processCpuSeconds, runLoadChild, stopChild } from './lib/util.ts';
 
 type CaseId = 'bareList' | 'hostCustomers' | 'hostContacts' | 'bareInsert' | 'bareSameRows' | 'hostInvoices';
 
@@ -62,16 +62,6 @@ async function startServer(script: string, args: string[], env: NodeJS.ProcessEn
   const child = forkTs(path.join(BENCH_DIR, 'lib', script), args, { env });
   const { port } = await firstMessage<{ port: number }>(child);
   return { child, port, pid: child.pid! };
-}
-
-async function runLoadChild(spec: LoadSpec): Promise<LoadResult> {
-  const child = forkTs(path.join(BENCH_DIR, 'lib', 'load.ts'));
-  const answer = firstMessage<{ ok: boolean; result?: LoadResult; error?: string }>(child, (spec.seconds + 60) * 1000);
-  child.send(spec);
-  const m = await answer;
-  await new Promise((r) => (child.exitCode !== null ? r(null) : child.once('exit', r)));
-  if (!m.ok) throw new Error(`load generator failed: ${m.error}`);
-  return m.result!;
 }
 
 /** Waits until no outbox event is pending (read through a separate read-only connection); seconds taken. */

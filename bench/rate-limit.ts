@@ -21,23 +21,13 @@ import { openStorage, type Storage } from '../core/storage/open.ts';
 import { memoryRateLimiter, sharedRateLimiter, type RateLimiter } from '../core/http/rate-limit.ts';
 import { CLI_ACTOR } from '../core/kernel/actor.ts';
 import { REPO_ROOT, validManifest } from '../core/apps/app-source.ts';
-import { arg, machineLine, median } from './lib/util.ts';
+import { arg, machineLine, median, pgAdmin } from './lib/util.ts';
 
 const rounds = arg('rounds', 5);
 const requests = arg('requests', 2000);
 const calls = arg('calls', 5000);
-const serverUrl = process.env.DIWAN_BENCH_DATABASE_URL?.trim() || process.env.DIWAN_TEST_DATABASE_URL?.trim();
+const serverUrl = process.env.DIWAN_BENCH_DATABASE_URL?.trim() || process.env.DIWAN_TEST_DATABASE_URL?.trim() || '';
 if (!serverUrl) throw new Error('set DIWAN_BENCH_DATABASE_URL (or DIWAN_TEST_DATABASE_URL) to a PostgreSQL server');
-
-async function admin(sql: string): Promise<void> {
-  const c = new pg.Client({ connectionString: serverUrl });
-  await c.connect();
-  try {
-    await c.query(sql);
-  } finally {
-    await c.end();
-  }
-}
 
 const dbName = `diwan_bench_rate_${process.pid}`;
 const pgUrl = (() => {
@@ -135,7 +125,7 @@ async function requestCosts(): Promise<Record<string, number[]>> {
 const fmt = (us: number) => (us < 10 ? us.toFixed(2) : us.toFixed(1));
 
 async function main(): Promise<void> {
-  await admin(`CREATE DATABASE "${dbName}" TEMPLATE template0 ENCODING 'UTF8'`);
+  await pgAdmin(serverUrl, `CREATE DATABASE "${dbName}" TEMPLATE template0 ENCODING 'UTF8'`);
   try {
     console.log(machineLine());
     console.log(`rounds ${rounds}; counter: ${calls} calls a round; requests: ${requests} a round, one at a time\n`);
@@ -172,7 +162,7 @@ async function main(): Promise<void> {
     const sShared = median(counters['shared on SQLite, a write per request']);
     console.log(`SQLite, had it been shared: + ${fmt(sShared)} µs a request (${((sShared / m('SQLite, limit off')) * 100).toFixed(1)}% of the request), a write on every read`);
   } finally {
-    await admin(`DROP DATABASE IF EXISTS "${dbName}" WITH (FORCE)`).catch(() => {});
+    await pgAdmin(serverUrl, `DROP DATABASE IF EXISTS "${dbName}" WITH (FORCE)`).catch(() => {});
     fs.rmSync(root, { recursive: true, force: true });
   }
 }

@@ -31,7 +31,7 @@ import type { Caller } from '../core/apps/doc-type.ts';
 import { generateKey } from '../core/kernel/secret-box.ts';
 import { httpBenchSources, writeContactsApp } from './lib/http-data.ts';
 import { invoiceBody, type LoadResult, type LoadSpec } from './lib/load.ts';
-import { BENCH_DIR, REPO_ROOT, arg, firstMessage, fmtInt, fmtMs, forkTs, machineLine, median, otherLoadMeter, processCpuSeconds, stopChild } from './lib/util.ts';
+import { BENCH_DIR, REPO_ROOT, arg, firstMessage, fmtInt, fmtMs, forkTs, machineLine, median, otherLoadMeter, pgAdmin, processCpuSeconds, runLoadChild, sampleInvoiceData, stopChild } from './lib/util.ts';
 
 const rounds = arg('rounds', 3);
 const seconds = arg('seconds', 4);
@@ -51,16 +51,6 @@ const children: ChildProcess[] = [];
 const databases: string[] = [];
 const dirs: string[] = [];
 
-async function admin(sql: string): Promise<void> {
-  const c = new pg.Client({ connectionString: serverUrl });
-  await c.connect();
-  try {
-    await c.query(sql);
-  } finally {
-    await c.end();
-  }
-}
-
 /** Server processes (backends) serving connections to `database`: their CPU is PostgreSQL's share of a case. */
 async function backends(database: string): Promise<number[]> {
   const c = new pg.Client({ connectionString: serverUrl });
@@ -77,7 +67,7 @@ const cpuOf = (pids: number[]) => pids.reduce((s, pid) => s + (processCpuSeconds
 /** A fresh database on the PostgreSQL server, dropped at the end; its URL. */
 async function freshDatabase(): Promise<string> {
   const name = `bench_scaling_${process.pid}_${databases.length + 1}`;
-  await admin(`CREATE DATABASE "${name}" TEMPLATE template0 ENCODING 'UTF8'`);
+  await pgAdmin(serverUrl, `CREATE DATABASE "${name}" TEMPLATE template0 ENCODING 'UTF8'`);
   databases.push(name);
   const u = new URL(serverUrl);
   u.pathname = `/${name}`;
@@ -149,16 +139,6 @@ async function startApi(dataDir: string, appsDir: string, databaseUrl?: string):
   children.push(child);
   const { port } = await firstMessage<{ port: number }>(child);
   return { child, port, pid: child.pid! };
-}
-
-async function runLoadChild(spec: LoadSpec): Promise<LoadResult> {
-  const child = forkTs(path.join(BENCH_DIR, 'lib', 'load.ts'));
-  const answer = firstMessage<{ ok: boolean; result?: LoadResult; error?: string }>(child, (spec.seconds + 60) * 1000);
-  child.send(spec);
-  const m = await answer;
-  await new Promise((r) => (child.exitCode !== null ? r(null) : child.once('exit', r)));
-  if (!m.ok) throw new Error(`load generator failed: ${m.error}`);
-  return m.result!;
 }
 
 interface ApiCase {
@@ -314,17 +294,6 @@ async function apiPart(): Promise<{ cases: Record<string, ApiSummary>; others: s
 
 // ---------------------------------------------------------------- part 3: delivery workers
 
-function sampleData(i: number) {
-  return {
-    id: `inv_${i.toString(36).padStart(8, '0')}`,
-    number: `INV-2026-${i}`,
-    customerId: `cus_${i % 97}`,
-    currency: 'SAR',
-    lines: Array.from({ length: 4 }, (_, j) => ({ description: `Line ${j} of invoice ${i}`, quantity: j + 1, unitPrice: 1999 + j, amount: (j + 1) * (1999 + j) })),
-    notes: 'Payment due within 30 days of the invoice date. '.repeat(5),
-  };
-}
-
 /** A `DIWAN_ROLES=worker` process running core/main.ts, ready once it logs that it listens. */
 async function startWorker(databaseUrl: string): Promise<Server> {
   const env: NodeJS.ProcessEnv = {
@@ -425,7 +394,7 @@ async function deliveryPart(): Promise<{ runs: Record<number, DeliveryRun[]>; li
       const start = performance.timeOrigin + performance.now();
       for (let i = 0; i < n; i++) {
         if (paceMs) await new Promise((r) => setTimeout(r, paceMs));
-        const ev = await writer.storage.db.transaction(() => writer.outbox.emit(company.id, 'invoice.created', sampleData(base + i)));
+        const ev = await writer.storage.db.transaction(() => writer.outbox.emit(company.id, 'invoice.created', sampleInvoiceData(base + i)));
         committed.set(ev.id, performance.timeOrigin + performance.now());
       }
       const emitSeconds = (performance.timeOrigin + performance.now() - start) / 1000;
@@ -535,6 +504,6 @@ try {
   await main();
 } finally {
   await Promise.all(children.map((c) => stopChild(c)));
-  for (const name of databases) await admin(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`).catch(() => {});
+  for (const name of databases) await pgAdmin(serverUrl, `DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`).catch(() => {});
   for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
 }

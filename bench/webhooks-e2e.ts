@@ -14,6 +14,7 @@ import { buildHost } from '../core/host.ts';
 import { REPO_ROOT, validManifest } from '../core/apps/app-source.ts';
 import { signHeader, unixSeconds, generateSecret } from '../core/webhooks/signature.ts';
 import { eventBody } from '../core/webhooks/dispatcher.ts';
+import { sampleInvoiceData } from './lib/util.ts';
 
 const EVENTS = Number(process.argv[2] ?? 1000);
 const ENDPOINTS = Number(process.argv[3] ?? 4);
@@ -38,17 +39,6 @@ async function startReceiver(): Promise<{ port: number; stop(): void }> {
 
 function pct(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
-}
-
-function sampleData(i: number) {
-  return {
-    id: `inv_${i.toString(36).padStart(8, '0')}`,
-    number: `INV-2026-${i}`,
-    customerId: `cus_${i % 97}`,
-    currency: 'SAR',
-    lines: Array.from({ length: 4 }, (_, j) => ({ description: `Line ${j} of invoice ${i}`, quantity: j + 1, unitPrice: 1999 + j, amount: (j + 1) * (1999 + j) })),
-    notes: 'Payment due within 30 days of the invoice date. '.repeat(5),
-  };
 }
 
 interface Result {
@@ -112,7 +102,7 @@ async function runHost(port: number, events = EVENTS, paceMs = 0): Promise<Resul
     for (let i = 0; i < events; i++) {
       if (paceMs) await sleep(paceMs);
       // One committed write per event, as a document write's transaction would emit it.
-      const ev = await host.storage.db.transaction(() => host.outbox.emit(company.id, 'invoice.created', sampleData(i)));
+      const ev = await host.storage.db.transaction(() => host.outbox.emit(company.id, 'invoice.created', sampleInvoiceData(i)));
       committed.set(ev.id, performance.now());
       if (paceMs && i < WARM_UP) warmUp.add(ev.id);
     }
@@ -138,7 +128,7 @@ async function runBare(port: number, events = EVENTS, paceMs = 0): Promise<Resul
     for (let i = 0; i < events; i++) {
       if (paceMs) await sleep(paceMs);
       const eventId = `evt_${i}`;
-      const body = eventBody({ event_id: eventId, topic: 'invoice.created', event_created_at: new Date().toISOString(), company_id: 'co_bench', data: JSON.stringify(sampleData(i)), test: 0 });
+      const body = eventBody({ event_id: eventId, topic: 'invoice.created', event_created_at: new Date().toISOString(), company_id: 'co_bench', data: JSON.stringify(sampleInvoiceData(i)), test: 0 });
       const ready = performance.now();
       for (let e = 0; e < ENDPOINTS; e++) jobs.push({ body, endpoint: e, ready, eventId, warm: paceMs > 0 && i < WARM_UP });
       produced++;

@@ -4,6 +4,7 @@ import { execFileSync, fork, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import type { LoadResult, LoadSpec } from './load.ts';
 
 export const BENCH_DIR = path.resolve(import.meta.dirname, '..');
 export const REPO_ROOT = path.resolve(BENCH_DIR, '..');
@@ -154,5 +155,40 @@ export function prng(seed: number) {
     t = Math.imul(t ^ (t >>> 15), t | 1);
     t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** Runs one load (bench/lib/load.ts, autocannon) in a child process of its own; its result. */
+export async function runLoadChild(spec: LoadSpec): Promise<LoadResult> {
+  const child = forkTs(path.join(BENCH_DIR, 'lib', 'load.ts'));
+  const answer = firstMessage<{ ok: boolean; result?: LoadResult; error?: string }>(child, (spec.seconds + 60) * 1000);
+  child.send(spec);
+  const m = await answer;
+  await new Promise((r) => (child.exitCode !== null ? r(null) : child.once('exit', r)));
+  if (!m.ok) throw new Error(`load generator failed: ${m.error}`);
+  return m.result!;
+}
+
+/** Runs one statement on a PostgreSQL server (CREATE or DROP DATABASE), on a connection of its own. */
+export async function pgAdmin(serverUrl: string, sql: string): Promise<void> {
+  const { default: pg } = await import('pg');
+  const c = new pg.Client({ connectionString: serverUrl });
+  await c.connect();
+  try {
+    await c.query(sql);
+  } finally {
+    await c.end();
+  }
+}
+
+/** An invoice-sized event payload (about 1 KB), the same for every webhook bench. */
+export function sampleInvoiceData(i: number) {
+  return {
+    id: `inv_${i.toString(36).padStart(8, '0')}`,
+    number: `INV-2026-${i}`,
+    customerId: `cus_${i % 97}`,
+    currency: 'SAR',
+    lines: Array.from({ length: 4 }, (_, j) => ({ description: `Line ${j} of invoice ${i}`, quantity: j + 1, unitPrice: 1999 + j, amount: (j + 1) * (1999 + j) })),
+    notes: 'Payment due within 30 days of the invoice date. '.repeat(5),
   };
 }
