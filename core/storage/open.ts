@@ -3,6 +3,7 @@
 // underneath.
 import type { Db } from './db.ts';
 import { SqliteDb } from './sqlite.ts';
+import type { PostgresDb } from './postgres.ts';
 import { migrate } from './migrate.ts';
 import { ChangeFeed, type ExternalSignal } from './changes.ts';
 import { CompaniesRepo } from './repos/companies.ts';
@@ -77,15 +78,21 @@ export class DatabaseUnavailable extends Error {
   }
 }
 
-async function openDb(opts: StorageOptions): Promise<{ db: Db; signal: ExternalSignal }> {
-  if (opts.url === undefined) {
-    const sqlite = new SqliteDb(opts.file);
-    return { db: sqlite, signal: { changed: () => sqlite.externalChange() } };
-  }
+/** The database alone: no migration, no change feed (what `diwan migrate` needs). `max`: PostgreSQL's pool size. */
+export async function connectDb(opts: StorageOptions & { max?: number }): Promise<Db> {
+  if (opts.url === undefined) return new SqliteDb(opts.file);
   if (!isDatabaseUrl(opts.url)) throw new Error(`unsupported database URL ${JSON.stringify(redactUrl(opts.url))}: expected postgres://…`);
   // Loaded only when asked for: a SQLite host (and every CLI read) never loads the pg driver.
   const { PostgresDb } = await import('./postgres.ts');
-  const pg = new PostgresDb({ url: opts.url });
+  return new PostgresDb({ url: opts.url, max: opts.max });
+}
+
+async function openDb(opts: StorageOptions): Promise<{ db: Db; signal: ExternalSignal }> {
+  if (opts.url === undefined) {
+    const sqlite = (await connectDb(opts)) as SqliteDb;
+    return { db: sqlite, signal: { changed: () => sqlite.externalChange() } };
+  }
+  const pg = (await connectDb(opts)) as PostgresDb;
   try {
     const listener = await pg.listen();
     return { db: pg, signal: { changed: () => listener.changed(), subscribe: (fn) => listener.subscribe(fn) } };

@@ -4,9 +4,8 @@
 // as an empty database.
 import fs from 'node:fs';
 import type { Db } from './db.ts';
-import { SqliteDb } from './sqlite.ts';
 import { isCurrent, migrate, schemaGap, type SchemaGap } from './migrate.ts';
-import { DatabaseUnavailable, isDatabaseUrl, redactUrl, type StorageOptions } from './open.ts';
+import { DatabaseUnavailable, connectDb, redactUrl, type StorageOptions } from './open.ts';
 
 export interface SchemaReport {
   dialect: 'sqlite' | 'postgres';
@@ -18,13 +17,7 @@ export interface SchemaReport {
 }
 
 async function withDb<T>(opts: StorageOptions, fn: (db: Db) => Promise<T>): Promise<T> {
-  let db: Db;
-  if (opts.url === undefined) db = new SqliteDb(opts.file);
-  else {
-    if (!isDatabaseUrl(opts.url)) throw new Error(`unsupported database URL ${JSON.stringify(redactUrl(opts.url))}: expected postgres://…`);
-    const { PostgresDb } = await import('./postgres.ts');
-    db = new PostgresDb({ url: opts.url, max: 2 });
-  }
+  const db = await connectDb({ ...opts, max: 2 });
   try {
     // A server that does not answer is named as such, as the host's start names it.
     if (opts.url !== undefined) await db.get('SELECT 1 AS ok').catch((err) => Promise.reject(new DatabaseUnavailable(opts.url!, err)));
