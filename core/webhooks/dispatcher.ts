@@ -124,8 +124,20 @@ export class Dispatcher {
     return m;
   }
 
-  /** Fans the pending outbox events out into deliveries; returns how many events it took. */
-  async fanOut(): Promise<number> {
+  private fanOuts: Promise<unknown> = Promise.resolve();
+
+  /**
+   * Fans the pending outbox events out into deliveries; returns how many events it took. One at
+   * a time in a process: two side by side would each take a batch (SKIP LOCKED), and the later
+   * events' deliveries could commit first and go out before the earlier ones.
+   */
+  fanOut(): Promise<number> {
+    const run = this.fanOuts.then(() => this.fanOutPending());
+    this.fanOuts = run.catch(() => {});
+    return run;
+  }
+
+  private async fanOutPending(): Promise<number> {
     let total = 0;
     for (;;) {
       const n = await this.deps.db.transaction(async () => {
