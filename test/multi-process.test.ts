@@ -51,12 +51,14 @@ interface Seen {
   deliveries: Map<string, number[]>;
   /** Delivery id → requests in flight right now (from arrival until the response ends or the connection drops). */
   inFlight: Map<string, number>;
+  /** Deliveries one of whose requests lost its connection before the answer was written (its sender died). */
+  cut: Set<string>;
   /** Deliveries that arrived while another request for them was still in flight. */
   overlaps: { deliveryId: string; at: number }[];
 }
 
 function receiver(): Promise<{ url: string; seen: Seen; close(): Promise<void> }> {
-  const seen: Seen = { requests: 0, events: new Map(), deliveries: new Map(), inFlight: new Map(), overlaps: [] };
+  const seen: Seen = { requests: 0, events: new Map(), deliveries: new Map(), inFlight: new Map(), cut: new Set(), overlaps: [] };
   const server = http.createServer((req, res) => {
     const deliveryId = String(req.headers['x-diwan-delivery-id'] ?? '');
     const eventId = String(req.headers['x-diwan-event-id'] ?? '');
@@ -67,7 +69,10 @@ function receiver(): Promise<{ url: string; seen: Seen; close(): Promise<void> }
     if (n > 1) seen.overlaps.push({ deliveryId, at: now });
     seen.deliveries.set(deliveryId, [...(seen.deliveries.get(deliveryId) ?? []), now]);
     // 'close' comes when the response is sent and when the sender's connection drops (a killed worker).
-    res.once('close', () => seen.inFlight.set(deliveryId, (seen.inFlight.get(deliveryId) ?? 1) - 1));
+    res.once('close', () => {
+      seen.inFlight.set(deliveryId, (seen.inFlight.get(deliveryId) ?? 1) - 1);
+      if (!res.writableFinished) seen.cut.add(deliveryId);
+    });
     req.resume();
     req.on('end', () => {
       // A few milliseconds of work, so that requests overlap as they would on a real receiver.
@@ -234,8 +239,9 @@ describe.skipIf(process.env.DIWAN_TEST_DATABASES === 'sqlite')('2 API processes 
     const missing = emitted.filter((id) => !recv.seen.events.has(id));
     const states = await db.all<{ state: string; n: number }>('SELECT state, count(*) AS n FROM webhook_deliveries WHERE endpoint_id = ? GROUP BY state ORDER BY state', [endpointId]);
     const duplicates = [...recv.seen.deliveries].filter(([, times]) => times.length > 1);
-    // A delivery received twice must have been first received before the kill: only the killed worker's work is redone.
-    const redoneByLive = duplicates.filter(([, times]) => times[0] >= killedAt).map(([id, times]) => ({ id, times: times.map((t) => t - killedAt) }));
+    // A delivery received twice must be the killed worker's: first received before the kill, or
+    // sent by it just before and cut off (its connection dropped before the answer was written).
+    const redoneByLive = duplicates.filter(([id, times]) => times[0] >= killedAt && !recv.seen.cut.has(id)).map(([id, times]) => ({ id, times: times.map((t) => t - killedAt) }));
     const report = { done, missing: missing.length, states, overlaps: recv.seen.overlaps.length, duplicates: duplicates.length, redoneByLive: redoneByLive.slice(0, 5), killed: killed!.name, killedAttempts, ms: { boot: tBooted - t0, send: tSent - tBooted, kill: killedAt - tBooted, drain: tDone - tSent } };
     console.log('multi-process:', JSON.stringify(report));
 
