@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished, vi } from 'vitest';
 import { generateSecret, signHeader, unixSeconds } from '../core/webhooks/signature.ts';
 
 type Verify = (rawBody: string, header: string, secret: string, toleranceSeconds?: number) => boolean;
@@ -21,6 +21,13 @@ async function readmeVerify(): Promise<Verify> {
 describe("the README's verify()", () => {
   it('accepts what the host signs, with either secret of a rotation, and refuses the rest', async () => {
     const verify = await readmeVerify();
+    // The clock stands still mid-second: a second boundary passing between signing and checking
+    // would otherwise move the ±301 s cases to 300.
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(Math.floor(Date.now() / 1000) * 1000 + 500);
+    onTestFinished(() => {
+      vi.useRealTimers();
+    });
     const [oldSecret, newSecret] = [generateSecret(), generateSecret()];
     const body = JSON.stringify({ id: 'evt_1', type: 'invoice.created', data: { total: 1150 } });
     const now = unixSeconds(Date.now());
