@@ -2,49 +2,25 @@
 // a temporary DATA_DIR. Commands that involve apps boot the host (seconds, with every
 // first-party app); the others open the database only. The steps share one data folder and
 // run in order.
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { onPostgres, processDatabase } from '../test/db.ts';
+import { CLI_BIN as BIN, runCli, type CliRun } from '../test/cli-run.ts';
 
-const BIN = path.resolve(import.meta.dirname, 'bin.js');
 let dataDir: string;
 let work: string;
 /** The SQLite file in DATA_DIR, or (the postgres project) a PostgreSQL database every run is pointed at. */
 let db: Awaited<ReturnType<typeof processDatabase>>;
 
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-  /** stdout parsed as JSON: it must be exactly one document. */
-  json: any;
-}
-
-function diwan(...args: string[]): Promise<Run> {
+function diwan(...args: string[]): Promise<CliRun> {
   return diwanWith({}, ...args);
 }
 
-function diwanWith(env: Record<string, string>, ...args: string[]): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    execFile(
-      process.execPath,
-      [BIN, ...args],
-      { env: { ...process.env, DATA_DIR: dataDir, DIWAN_LANG: '', ...db.env, ...env }, timeout: 60_000, cwd: work, maxBuffer: 16 * 1024 * 1024 },
-      (err, stdout, stderr) => {
-        if (err && typeof err.code !== 'number') return reject(err);
-        let json: unknown;
-        try {
-          json = JSON.parse(stdout);
-        } catch {
-          json = undefined;
-        }
-        resolve({ code: err ? (err.code as number) : 0, stdout, stderr, json });
-      },
-    );
-  });
+function diwanWith(env: Record<string, string>, ...args: string[]): Promise<CliRun> {
+  return runCli(args, { env: { ...process.env, DATA_DIR: dataDir, DIWAN_LANG: '', ...db.env, ...env }, cwd: work });
 }
 
 beforeAll(async () => {

@@ -2,38 +2,20 @@
 // only), `diwan worker` (fan-out, delivery, scheduler; health and metrics on its port) and
 // `diwan migrate [--check]`, run as an operator runs them (`node cli/bin.js … --json` in a
 // child process), on a SQLite data folder and on a fresh PostgreSQL database.
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dropTestDatabase, testDatabaseUrl } from '../test/db.ts';
 import { redactUrl } from '../core/storage/open.ts';
+import { CLI_BIN as BIN, runCli, type CliRun } from '../test/cli-run.ts';
 
-const BIN = path.resolve(import.meta.dirname, 'bin.js');
 let work: string;
 const children: ChildProcess[] = [];
 
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-  json: any;
-}
-
-function diwan(env: Record<string, string>, ...args: string[]): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    execFile(process.execPath, [BIN, ...args], { env: { ...process.env, DIWAN_LANG: '', DIWAN_DATABASE_URL: '', ...env }, timeout: 60_000, cwd: work }, (err, stdout, stderr) => {
-      if (err && typeof err.code !== 'number') return reject(err);
-      let json: unknown;
-      try {
-        json = JSON.parse(stdout);
-      } catch {
-        json = undefined;
-      }
-      resolve({ code: err ? (err.code as number) : 0, stdout, stderr, json });
-    });
-  });
+function diwan(env: Record<string, string>, ...args: string[]): Promise<CliRun> {
+  return runCli(args, { env: { ...process.env, DIWAN_LANG: '', DIWAN_DATABASE_URL: '', ...env }, cwd: work });
 }
 
 /** Starts a long-running command with `--json --port 0`; resolves with the document it prints once listening. */

@@ -1,28 +1,22 @@
 // `diwan users create` as an operator runs it: `node cli/bin.js … ` in a child process on a
 // temporary DATA_DIR. It makes the person a member with the role and prints the one-time
 // sign-in link (`<DIWAN_PUBLIC_URL>/signin#<token>`), which then signs them in once.
-import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildHost as realBuildHost, type HostOptions } from '../core/host.ts';
 import { processDatabase } from '../test/db.ts';
+import { runCli, type CliRun } from '../test/cli-run.ts';
 
-const BIN = path.resolve(import.meta.dirname, 'bin.js');
 const PUBLIC_URL = 'https://diwan.example.com';
 
 /** The SQLite file in the data folder, or (the postgres project) a PostgreSQL database the CLI is pointed at. */
 let db: Awaited<ReturnType<typeof processDatabase>>;
 const buildHost = (opts: HostOptions) => realBuildHost({ ...opts, ...db.hostOptions });
 
-function diwan(dataDir: string, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    execFile(process.execPath, [BIN, ...args], { env: { ...process.env, DATA_DIR: dataDir, DIWAN_PUBLIC_URL: PUBLIC_URL, DIWAN_LANG: '', ...db.env }, timeout: 60_000 }, (err, stdout, stderr) => {
-      if (err && typeof err.code !== 'number') return reject(err);
-      resolve({ code: err ? (err.code as number) : 0, stdout, stderr });
-    });
-  });
+function diwan(dataDir: string, ...args: string[]): Promise<CliRun> {
+  return runCli(args, { env: { ...process.env, DATA_DIR: dataDir, DIWAN_PUBLIC_URL: PUBLIC_URL, DIWAN_LANG: '', ...db.env } });
 }
 
 describe('diwan users create', { timeout: 90_000 }, () => {

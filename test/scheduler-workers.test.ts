@@ -80,6 +80,31 @@ describe.each(databases())('a failing firing ($name)', ({ name, buildHost }) => 
     events = await overdueByInvoice(host, co.company.id);
     expect(ids.map((id) => events.get(id) ?? 0)).toEqual([1, 1, 1, 1]);
   });
+
+  it('a whole batch of failing firings does not hide the due documents behind it', async () => {
+    const ids = await sentInvoices(host, co, 5);
+    clock.advance(2 * DAY);
+    const [a, b] = ids;
+    const db = host.storage.db;
+    if (name === 'sqlite') {
+      await db.exec(`CREATE TRIGGER refuse_two BEFORE INSERT ON schedule_firings WHEN NEW.doc_id IN ('${a}', '${b}') BEGIN SELECT RAISE(ABORT, 'refused for the test'); END`);
+    } else {
+      await db.exec(`CREATE FUNCTION refuse_two() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN IF NEW.doc_id IN ('${a}', '${b}') THEN RAISE EXCEPTION 'refused for the test'; END IF; RETURN NEW; END $$;
+        CREATE TRIGGER refuse_two BEFORE INSERT ON schedule_firings FOR EACH ROW EXECUTE FUNCTION refuse_two();`);
+    }
+    try {
+      // Batches of 2: the first batch is the two refused firings (oldest first), tick after tick.
+      const invoices = host.runtime.get('invoicing')!.docTypes.get('invoice')!;
+      const failed: string[] = [];
+      const fired = await invoices.fireDue(clock.now(), (id) => host.companies.get(id), (_err, f) => failed.push(f.docId), 2);
+      expect(failed).toEqual([a, b]);
+      expect(fired).toBe(3);
+      const events = await overdueByInvoice(host, co.company.id);
+      expect(ids.map((id) => events.get(id) ?? 0)).toEqual([0, 0, 1, 1, 1]);
+    } finally {
+      await db.exec(name === 'sqlite' ? 'DROP TRIGGER refuse_two' : 'DROP TRIGGER refuse_two ON schedule_firings; DROP FUNCTION refuse_two()');
+    }
+  });
 });
 
 describe('two workers on one PostgreSQL database', () => {

@@ -5,7 +5,6 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import http from 'node:http';
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../core/kernel/clock.ts';
@@ -14,61 +13,7 @@ import type { HostConfig } from '../core/kernel/config.ts';
 import { verifySignature } from '../sdk/verify-signature.ts';
 import { unixSeconds } from '../core/webhooks/signature.ts';
 import { column, createCompany, createCustomer, invoiceBody, makeHost, scalar, type TestCompany } from './webhook-helpers.ts';
-
-type Behaviour = (req: http.IncomingMessage, res: http.ServerResponse) => void;
-
-interface Received {
-  headers: http.IncomingHttpHeaders;
-  raw: string;
-  body: { id: string; type: string; createdAt: string; companyId: string; data: unknown; test?: boolean };
-  at: number;
-}
-
-interface Receiver {
-  url: string;
-  got: Received[];
-  behave(b: Behaviour): void;
-  waitFor(n: number, ms?: number): Promise<Received[]>;
-  close(): Promise<void>;
-}
-
-const ok200: Behaviour = (_req, res) => {
-  res.writeHead(200, { 'content-type': 'text/plain' });
-  res.end('thanks');
-};
-
-async function receiver(behaviour: Behaviour = ok200): Promise<Receiver> {
-  let b = behaviour;
-  const got: Received[] = [];
-  const server = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const raw = Buffer.concat(chunks).toString('utf8');
-      got.push({ headers: req.headers, raw, body: JSON.parse(raw), at: Date.now() });
-      b(req, res);
-    });
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const port = (server.address() as { port: number }).port;
-  return {
-    url: `http://127.0.0.1:${port}/hook`,
-    got,
-    behave: (nb) => (b = nb),
-    async waitFor(n, ms = 5000) {
-      const until = Date.now() + ms;
-      while (got.length < n) {
-        if (Date.now() > until) throw new Error(`receiver got ${got.length} of ${n} requests within ${ms} ms`);
-        await new Promise((r) => setTimeout(r, 10));
-      }
-      return got;
-    },
-    async close() {
-      server.closeAllConnections();
-      await new Promise((r) => server.close(r));
-    },
-  };
-}
+import { ok200, receiver, type Behaviour, type Receiver } from './webhooks-kit.ts';
 
 const WEBHOOKS: HostConfig['webhooks'] = { ladder: [1, 2, 3], timeoutMs: 300, allowLoopback: true, allowPrivate: false, maxInFlightPerEndpoint: 2, rotationGraceSeconds: 60 };
 

@@ -124,8 +124,12 @@ describe('endpoint health (driven clock)', () => {
     expect(failing.got.slice(before).map((g) => g.body.type)).toEqual(['customer.created', 'customer.created']);
     const e = await endpoint(ep.id);
     expect(e).toMatchObject({ enabled: false, disabledReason: 'failing', disabledAt: new Date(clock.now()).toISOString() });
-    expect(e.disabledDetail).toContain('no successful delivery since');
-    expect(e.disabledDetail).toContain('HTTP 500');
+    expect(e.disabledDetail).toBe(`no successful delivery since ${e.failingSince} (120 h; the limit is 432000 s); last attempt: HTTP 500`);
+    // In the caller's language, the list and the CLI alike.
+    const ar = await co.as().get(`/api/v1/webhook-endpoints/${ep.id}`, { 'accept-language': 'ar' });
+    expect(ar.json().data.disabledDetail).toBe(`لا تسليم ناجحًا منذ ${e.failingSince} (120 ساعة؛ والحد 432000 ثانية)؛ آخر محاولة: HTTP 500`);
+    const list = await co.as().get('/api/v1/webhook-endpoints', { 'accept-language': 'ar' });
+    expect(list.json().data.find((x: { id: string }) => x.id === ep.id).disabledDetail).toBe(ar.json().data.disabledDetail);
 
     const disabled = watcher.got.filter((g) => g.body.type === 'webhook.endpoint.disabled' && g.body.data.endpointId === ep.id);
     expect(disabled).toHaveLength(1);

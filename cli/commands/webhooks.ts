@@ -67,7 +67,7 @@ export const webhooks: CommandGroup = {
       async run(ctx) {
         const q = pageOf(ctx, 100);
         const services = await ctx.services({ webhooks: true });
-        const { data, total } = await services.webhooks.endpoints.list((await companyOf(ctx, services)).id, q);
+        const { data, total } = await services.webhooks.endpoints.list((await companyOf(ctx, services)).id, q, ctx.lang);
         // Health at a glance: healthy, failing since when, or disabled and why.
         const health = (e: (typeof data)[number]) =>
           !e.enabled ? `disabled (${e.disabledReason ?? 'manual'})` : e.failingSince ? `failing since ${e.failingSince}` : 'healthy';
@@ -143,7 +143,7 @@ export const webhooks: CommandGroup = {
       async run(ctx) {
         const services = await ctx.services({ webhooks: true });
         const company = await companyOf(ctx, services);
-        const ep = await services.webhooks.endpoints.get(company.id, String(ctx.args.endpointId));
+        const ep = await services.webhooks.endpoints.get(company.id, String(ctx.args.endpointId), ctx.lang);
         if (typeof ctx.opts.delivery === 'string') {
           const d = await services.webhooks.deliveries.get(ep.id, ctx.opts.delivery);
           return { data: d, text: attemptsText(d) };

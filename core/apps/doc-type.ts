@@ -13,10 +13,10 @@ import type { Actor } from '../kernel/actor.ts';
 import type { Company } from '../tenancy/companies.ts';
 import type { Principal } from '../identity/principal.ts';
 import { newId, isoNow } from '../kernel/ids.ts';
-import { DiwanError, fromAppError } from '../kernel/errors/diwan-error.ts';
+import { DiwanError } from '../kernel/errors/diwan-error.ts';
 import { compileFor, check, validationError, ajvDetails } from '../kernel/validation.ts';
 import { buildDocSchemas, eventPayloadSchema, type DocSchemas } from './doc-schemas.ts';
-import { isTransientDbError } from '../storage/transient.ts';
+import { appFault } from './app-fault.ts';
 
 /** Who writes, in which company and language: what every operation is bound to. */
 export interface Caller {
@@ -51,6 +51,8 @@ export interface DocTypeDeps {
 type Fields = readonly (FieldDecl | NonNullable<FieldDecl['fields']>[number])[];
 
 const SYSTEM = ['id', 'state', 'createdAt', 'updatedAt'];
+/** Batches of due documents a schedule takes in one tick. */
+const MAX_BATCHES = 50;
 
 export function holds(c: ConditionDecl, doc: Record<string, unknown>): boolean {
   const v = doc[c.field];
@@ -255,18 +257,7 @@ export class DocType {
     try {
       await fn(...args, this.deps.context(caller));
     } catch (err) {
-      if (err instanceof DiwanError) throw err;
-      // The database's "not now" is the host's, not the app's fault: answered 503 by the pipeline.
-      if (isTransientDbError(err)) throw err;
-      const mapped = fromAppError(err, this.appId);
-      if (mapped) throw mapped;
-      // The app's own message stays in the log (it may carry anything); the caller learns the app and the hook.
-      const fault = new DiwanError('APP_ERROR', [{ app: this.appId, rule: 'hook', hook: `${this.decl.name}.${name}` }], {
-        app: this.appId,
-        reason: `${this.decl.name}.${name} failed`,
-      });
-      fault.cause = err;
-      throw fault;
+      throw appFault(err, this.appId, { rule: 'hook', hook: `${this.decl.name}.${name}` }, `${this.decl.name}.${name} failed`);
     }
   }
 
@@ -428,23 +419,43 @@ export class DocType {
       const cutoffMs = nowMs - (sc.offsetDays ?? 0) * 86_400_000;
       // A date field is due on the day after it plus the offset; a time when that instant has passed.
       const cutoff = system ? isoNow(cutoffMs) : isoNow(cutoffMs).slice(0, 10);
-      const rows = await this.deps.table.due(sc.name, { appId: this.appId, date: sc.date, states: sc.states, when: sc.when, cutoff, limit });
-      for (const r of rows) {
-        // One firing that fails (rolled back, so not claimed: tried again next tick) does not stop the others.
-        try {
-          const company = await companyOf(r.company_id);
-          if (!company) continue;
-          const caller: Caller = { company, actor: { type: 'system', id: 'scheduler' }, lang: 'en', requestId: null };
-          const done = await this.deps.uow.run(this.scope(caller), async (w) => {
-            if (!(await this.deps.table.claim(r.company_id, r.id, sc.name, String(r.occurrence), isoNow(nowMs)))) return false;
-            const doc = this.toDoc(r);
-            for (const t of topics) await w.emit(t.topic, this.redact(doc));
-            return true;
-          });
-          if (done) fired++;
-        } catch (err) {
-          onError(err, { companyId: r.company_id, docId: r.id, schedule: sc.name });
-        }
+      // Batches in creation order, each after the last: firings that keep failing (left due) never
+      // hide the ones behind them. At most MAX_BATCHES a tick; what is left waits for the next.
+      let rows: Awaited<ReturnType<DocumentTable['due']>> = [];
+      for (let batch = 0; batch < MAX_BATCHES && (batch === 0 || rows.length === limit); batch++) {
+        const afterSeq = batch === 0 ? undefined : Number(rows[rows.length - 1].seq);
+        rows = await this.deps.table.due(sc.name, { appId: this.appId, date: sc.date, states: sc.states, when: sc.when, cutoff, limit, afterSeq });
+        fired += await this.fireRows(rows, sc.name, topics, nowMs, companyOf, onError);
+      }
+    }
+    return fired;
+  }
+
+  /** Fires each due row in its own transaction (claimed there); answers how many fired. */
+  private async fireRows(
+    rows: (DocRow & { company_id: string; occurrence: string })[],
+    schedule: string,
+    topics: { topic: string }[],
+    nowMs: number,
+    companyOf: (companyId: string) => Promise<Company | undefined>,
+    onError: (err: unknown, firing: { companyId: string; docId: string; schedule: string }) => void,
+  ): Promise<number> {
+    let fired = 0;
+    for (const r of rows) {
+      // One firing that fails (rolled back, so not claimed: tried again next tick) does not stop the others.
+      try {
+        const company = await companyOf(r.company_id);
+        if (!company) continue;
+        const caller: Caller = { company, actor: { type: 'system', id: 'scheduler' }, lang: 'en', requestId: null };
+        const done = await this.deps.uow.run(this.scope(caller), async (w) => {
+          if (!(await this.deps.table.claim(r.company_id, r.id, schedule, String(r.occurrence), isoNow(nowMs)))) return false;
+          const doc = this.toDoc(r);
+          for (const t of topics) await w.emit(t.topic, this.redact(doc));
+          return true;
+        });
+        if (done) fired++;
+      } catch (err) {
+        onError(err, { companyId: r.company_id, docId: r.id, schedule });
       }
     }
     return fired;

@@ -3,10 +3,10 @@
 // handler; the HTTP layer serves them through the same pipeline as the host's own routes.
 import type { AppDefinition } from '../../sdk/define-app.ts';
 import type { RouteDoc } from '../kernel/route-doc.ts';
-import { DiwanError, fromAppError } from '../kernel/errors/diwan-error.ts';
+import { DiwanError } from '../kernel/errors/diwan-error.ts';
 import type { DocType, Caller } from './doc-type.ts';
 import type { AppContext } from '../../sdk/define-app.ts';
-import { isTransientDbError } from '../storage/transient.ts';
+import { appFault } from './app-fault.ts';
 
 export interface Invocation {
   params: Record<string, string>;
@@ -124,15 +124,7 @@ function customRoutes(def: AppDefinition, context: (caller: Caller) => AppContex
           const out = await r.handler({ params: i.params, query: i.query, body: i.body, headers: i.headers } as never, context(i.caller));
           return { status: out.status ?? 200, body: out.body };
         } catch (err) {
-          if (err instanceof DiwanError) throw err;
-          // The database's "not now" is the host's, not the app's fault: answered 503 by the pipeline.
-          if (isTransientDbError(err)) throw err;
-          const mapped = fromAppError(err, def.id);
-          if (mapped) throw mapped;
-          // The app's own message stays in the log (it may carry anything); the caller learns the app and the route.
-          const fault = new DiwanError('APP_ERROR', [{ app: def.id, rule: 'route', route: `${r.method} ${url}` }], { app: def.id, reason: `${r.method} ${url} failed` });
-          fault.cause = err;
-          throw fault;
+          throw appFault(err, def.id, { rule: 'route', route: `${r.method} ${url}` }, `${r.method} ${url} failed`);
         }
       },
     };

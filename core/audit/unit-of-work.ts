@@ -4,6 +4,7 @@
 // `emit` holds the rule that only the owner of a family emits inside it.
 import type { Db } from '../storage/db.ts';
 import type { Actor } from '../kernel/actor.ts';
+import type { Lang } from '../kernel/i18n/i18n.ts';
 import type { Outbox, OutboxEvent } from '../events/outbox.ts';
 import type { AuditLog, AuditRow } from './audit-log.ts';
 import { DiwanError } from '../kernel/errors/diwan-error.ts';
@@ -14,6 +15,8 @@ export interface WriteScope {
   /** `core` or the app whose code writes. */
   appId: string;
   requestId?: string | null;
+  /** The caller's language, for what a write answers in words. */
+  lang?: Lang;
 }
 
 export interface Work {

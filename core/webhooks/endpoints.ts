@@ -13,6 +13,7 @@ import { validatePatterns } from '../events/patterns.ts';
 import { DiwanError, type ErrorDetail } from '../kernel/errors/diwan-error.ts';
 import { newId, isoNow } from '../kernel/ids.ts';
 import { SYSTEM_ACTOR } from '../kernel/actor.ts';
+import { createTranslator, type Lang, type Translator } from '../kernel/i18n/i18n.ts';
 import { guardUrl } from './address-guard.ts';
 import { generateSecret } from './signature.ts';
 
@@ -129,13 +130,34 @@ export interface EndpointsDeps {
 
 const RESOURCE = 'webhook-endpoints';
 
-export function toEndpoint(r: EndpointRecord): Endpoint {
+/** What the host saw when it disabled a failing endpoint: stored as JSON, worded for each reader. */
+interface DisabledFacts {
+  since: string;
+  hours: number;
+  limitSeconds: number;
+  lastStatus: number | null;
+  lastFailure: string | null;
+}
+
+let words: Translator | undefined;
+
+/** The stored detail in `lang` (a detail stored as text by an older host is shown as it is). */
+function detailIn(stored: string | null, lang: Lang): string | null {
+  if (stored === null || !stored.startsWith('{')) return stored;
+  const f = JSON.parse(stored) as DisabledFacts;
+  words ??= createTranslator();
+  const last = f.lastFailure === 'http_status' && f.lastStatus !== null ? `HTTP ${f.lastStatus}` : (f.lastFailure ?? 'other');
+  return words.t(lang, 'webhook.disabledDetail', { since: f.since, hours: f.hours, limit: f.limitSeconds, last });
+}
+
+/** An endpoint as the API shows it; the host's reason for disabling it worded in `lang`. */
+export function toEndpoint(r: EndpointRecord, lang: Lang = 'en'): Endpoint {
   return {
     id: r.id, companyId: r.companyId, url: r.url, topics: r.topics, description: r.description, enabled: r.enabled,
     // An endpoint disabled before reasons were recorded was disabled by a caller.
     disabledReason: r.enabled ? null : ((r.disabledReason as DisabledReason | null) ?? 'manual'),
     disabledAt: r.enabled ? null : r.disabledAt,
-    disabledDetail: r.enabled ? null : r.disabledDetail,
+    disabledDetail: r.enabled ? null : detailIn(r.disabledDetail, lang),
     failingSince: r.failingSince === null ? null : isoNow(r.failingSince),
     maxInFlight: r.maxInFlight, ratePerSecond: r.ratePerSecond,
     secretRotatedAt: r.secretRotatedAt, createdAt: r.createdAt, updatedAt: r.updatedAt,
@@ -167,13 +189,13 @@ export class Endpoints {
     return r;
   }
 
-  async get(companyId: string, id: string): Promise<Endpoint> {
-    return toEndpoint(await this.record(companyId, id));
+  async get(companyId: string, id: string, lang?: Lang): Promise<Endpoint> {
+    return toEndpoint(await this.record(companyId, id), lang);
   }
 
-  async list(companyId: string, q: { page: number; pageSize: number }): Promise<{ data: Endpoint[]; total: number }> {
+  async list(companyId: string, q: { page: number; pageSize: number }, lang?: Lang): Promise<{ data: Endpoint[]; total: number }> {
     const { total, rows } = await this.deps.repo.list(companyId, q.page, q.pageSize);
-    return { total, data: rows.map(toEndpoint) };
+    return { total, data: rows.map((r) => toEndpoint(r, lang)) };
   }
 
   /**
@@ -257,10 +279,9 @@ export class Endpoints {
         now,
       );
       await this.deps.repo.update(next);
-      const a = toEndpoint(next);
-      await w.audit({ action, resource: RESOURCE, resourceId: id, before: toEndpoint(before), after: a });
+      await w.audit({ action, resource: RESOURCE, resourceId: id, before: toEndpoint(before), after: toEndpoint(next) });
       await this.deps.changes.bump('endpoints');
-      return a;
+      return toEndpoint(next, scope.lang);
     });
     return { ...after, warnings };
   }
@@ -292,8 +313,10 @@ export class Endpoints {
       const nowMs = this.deps.clock.now();
       const now = isoNow(nowMs);
       const since = isoNow(seen.failingSince);
-      const last = seen.lastFailure === 'http_status' && seen.lastStatus !== null ? `HTTP ${seen.lastStatus}` : (seen.lastFailure ?? 'a failure');
-      const detail = `no successful delivery since ${since} (${Math.round((nowMs - seen.failingSince) / 3_600_000)} h; the limit is ${seen.disableAfterSeconds} s); last attempt: ${last}`;
+      const facts: DisabledFacts = {
+        since, hours: Math.round((nowMs - seen.failingSince) / 3_600_000), limitSeconds: seen.disableAfterSeconds, lastStatus: seen.lastStatus, lastFailure: seen.lastFailure,
+      };
+      const detail = JSON.stringify(facts);
       const next = withEnabled({ ...before, updatedAt: now }, false, now, 'failing', detail);
       await this.deps.repo.update(next);
       await w.audit({ action: 'disable', resource: RESOURCE, resourceId: id, before: toEndpoint(before), after: toEndpoint(next) });
@@ -310,11 +333,11 @@ export class Endpoints {
   /** Deletes the endpoint with its delivery log; deliveries not yet made are dropped. */
   async remove(scope: WriteScope, id: string): Promise<Endpoint> {
     return this.deps.uow.run(scope, async (w) => {
-      const before = toEndpoint(await this.record(scope.companyId, id));
+      const before = await this.record(scope.companyId, id);
       await this.deps.repo.remove(scope.companyId, id);
-      await w.audit({ action: 'delete', resource: RESOURCE, resourceId: id, before });
+      await w.audit({ action: 'delete', resource: RESOURCE, resourceId: id, before: toEndpoint(before) });
       await this.deps.changes.bump('endpoints');
-      return before;
+      return toEndpoint(before, scope.lang);
     });
   }
 
@@ -334,10 +357,9 @@ export class Endpoints {
         updatedAt: isoNow(nowMs),
       };
       await this.deps.repo.update(next);
-      const after = toEndpoint(next);
-      await w.audit({ action: 'rotate', resource: RESOURCE, resourceId: id, before: toEndpoint(before), after });
+      await w.audit({ action: 'rotate', resource: RESOURCE, resourceId: id, before: toEndpoint(before), after: toEndpoint(next) });
       await this.deps.changes.bump('endpoints');
-      return { ...after, secret, previousSecretValidUntil: next.previousSecretUntil !== null ? isoNow(next.previousSecretUntil) : null };
+      return { ...toEndpoint(next, scope.lang), secret, previousSecretValidUntil: next.previousSecretUntil !== null ? isoNow(next.previousSecretUntil) : null };
     });
   }
 }

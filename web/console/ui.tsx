@@ -202,6 +202,20 @@ export function Pager(props: { page: number; pageSize: number; total: number; on
   );
 }
 
+/** A filter form's buttons: apply (the form's submit) and clear. */
+export function FilterActions({ onClear }: { onClear(): void }) {
+  return (
+    <div class="actions">
+      <button type="submit" class="primary">
+        {t('filter.apply')}
+      </button>
+      <button type="button" onClick={onClear}>
+        {t('filter.clear')}
+      </button>
+    </div>
+  );
+}
+
 export function Loading() {
   return (
     <p class="muted" role="status">

@@ -61,11 +61,11 @@ function testTopics(patterns: string[], known: Set<string>): string[] {
   return [...new Set(out)];
 }
 
-const scopeOf = (req: ApiRequest) => ({ companyId: req.company.id, actor: actorOf(req.principal), appId: 'core', requestId: req.id });
+const scopeOf = (req: ApiRequest) => ({ companyId: req.company.id, actor: actorOf(req.principal), appId: 'core', requestId: req.id, lang: req.lang });
 
 export function webhookRoutes(deps: { webhooks: Webhooks; catalogue: CatalogueService }): Route[] {
   const { endpoints, deliveries, dispatcher } = deps.webhooks;
-  const endpoint = (req: ApiRequest) => endpoints.get(req.company.id, req.params.id);
+  const endpoint = (req: ApiRequest) => endpoints.get(req.company.id, req.params.id, req.lang);
 
   return [
     core(
@@ -90,7 +90,7 @@ export function webhookRoutes(deps: { webhooks: Webhooks; catalogue: CatalogueSe
       },
       async (req) => {
         const q = req.query as { page: number; pageSize: number };
-        const { data, total } = await endpoints.list(req.company.id, q);
+        const { data, total } = await endpoints.list(req.company.id, q, req.lang);
         return { body: { data, total, page: q.page, pageSize: q.pageSize } };
       },
     ),

@@ -47,6 +47,8 @@ const en: Table = {
   'reason.chunk': 'a chunk of the body is malformed',
   'reason.lineEnding': 'lines must end with CR LF',
   'reason.malformedHttp': 'it is not well-formed HTTP/1.1',
+  // Why the host disabled a webhook endpoint (core/webhooks/endpoints.ts).
+  'webhook.disabledDetail': 'no successful delivery since {{since}} ({{hours}} h; the limit is {{limit}} s); last attempt: {{last}}',
 };
 
 const ar: Table = {
@@ -106,6 +108,7 @@ const ar: Table = {
   'reason.chunk': 'أحد أجزاء المحتوى المجزّأ غير سليم',
   'reason.lineEnding': 'يجب أن ينتهي كل سطر بـ CR LF',
   'reason.malformedHttp': 'ليس طلب HTTP/1.1 سليمًا',
+  'webhook.disabledDetail': 'لا تسليم ناجحًا منذ {{since}} ({{hours}} ساعة؛ والحد {{limit}} ثانية)؛ آخر محاولة: {{last}}',
 };
 
 for (const [code, entry] of Object.entries(errorCodes)) {

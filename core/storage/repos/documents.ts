@@ -135,8 +135,8 @@ export class DocumentTable {
    */
   async due(
     schedule: string,
-    q: { appId: string; date: string; states?: string[]; when?: Condition; cutoff: string; limit: number },
-  ): Promise<(DocRow & { company_id: string; occurrence: string })[]> {
+    q: { appId: string; date: string; states?: string[]; when?: Condition; cutoff: string; limit: number; afterSeq?: number },
+  ): Promise<(DocRow & { company_id: string; occurrence: string; seq: number })[]> {
     // Columns are qualified, and the enabled companies are a semi-join: company_apps has a state
     // and an updated_at of its own.
     const dateSql = q.date in SYSTEM_DATES ? `d.${SYSTEM_DATES[q.date]}` : this.db.dialect.jsonField('data', q.date, 'text');
@@ -145,6 +145,10 @@ export class DocumentTable {
       `${dateSql} IS NOT NULL`, `${dateSql} <> ''`, `${dateSql} <= ?`,
     ];
     const args: unknown[] = [q.appId, q.cutoff];
+    if (q.afterSeq !== undefined) {
+      where.push('d.seq > ?');
+      args.push(q.afterSeq);
+    }
     if (q.states) {
       where.push(`d.state IN (${q.states.map(() => '?').join(', ')})`);
       args.push(...q.states);
@@ -155,7 +159,7 @@ export class DocumentTable {
       args.push(...c.args);
     }
     return this.db.all(
-      `SELECT d.id, d.company_id, d.state, d.data, d.created_at, d.updated_at, d.state_changed_at, ${dateSql} AS occurrence FROM ${this.t} d
+      `SELECT d.seq, d.id, d.company_id, d.state, d.data, d.created_at, d.updated_at, d.state_changed_at, ${dateSql} AS occurrence FROM ${this.t} d
        WHERE ${where.join(' AND ')}
          AND NOT EXISTS (SELECT 1 FROM schedule_firings f WHERE f.doc_table = ? AND f.doc_id = d.id AND f.schedule = ? AND f.occurrence = ${dateSql})
        ORDER BY d.seq LIMIT ?`,

@@ -5,7 +5,7 @@ import { api, qs } from '../api.ts';
 import { formatDateTime, isoToLocalInput, localInputToIso } from '../format.ts';
 import { t } from '../i18n.ts';
 import type { Page } from '../types.ts';
-import { ErrorBanner, Field, Loading, PageHeader, Pager, useAsync } from '../ui.tsx';
+import { ErrorBanner, Field, FilterActions, Loading, PageHeader, Pager, useAsync } from '../ui.tsx';
 import { loadMemberNames, useWorkspace } from '../workspace.tsx';
 import { DevelopersNav } from './settings-nav.tsx';
 
@@ -93,20 +93,12 @@ export function AuditLog() {
             {(aria) => <input {...aria} type="datetime-local" value={draft.until ?? ''} onInput={input('until')} />}
           </Field>
         </div>
-        <div class="actions">
-          <button type="submit" class="primary">
-            {t('filter.apply')}
-          </button>
-          <button
-            type="button"
-            onClick={() => {
-              setDraft({});
-              loc.route('/settings/developers/audit-log');
-            }}
-          >
-            {t('filter.clear')}
-          </button>
-        </div>
+        <FilterActions
+          onClear={() => {
+            setDraft({});
+            loc.route('/settings/developers/audit-log');
+          }}
+        />
       </form>
       <ErrorBanner error={rows.error} />
       {rows.loading && !rows.data && <Loading />}

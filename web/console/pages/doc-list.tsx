@@ -7,7 +7,7 @@ import { FieldInput, Value, isNumeric, type Values } from '../fields.tsx';
 import { formatDateTime } from '../format.ts';
 import { t } from '../i18n.ts';
 import type { Doc, DocTypeMeta, FieldMeta, Page } from '../types.ts';
-import { ErrorBanner, Field, Loading, PageHeader, Pager, useAsync } from '../ui.tsx';
+import { ErrorBanner, Field, FilterActions, Loading, PageHeader, Pager, useAsync } from '../ui.tsx';
 import { useWorkspace } from '../workspace.tsx';
 import { NotFound } from './not-found.tsx';
 
@@ -91,20 +91,12 @@ export function DocList({ resource }: { resource: string }) {
                 )}
               </Field>
             </div>
-            <div class="actions">
-              <button type="submit" class="primary">
-                {t('filter.apply')}
-              </button>
-              <button
-                type="button"
-                onClick={() => {
-                  setDraft({});
-                  loc.route(`/d/${resource}`);
-                }}
-              >
-                {t('filter.clear')}
-              </button>
-            </div>
+            <FilterActions
+              onClear={() => {
+                setDraft({});
+                loc.route(`/d/${resource}`);
+              }}
+            />
           </form>
         </details>
       )}

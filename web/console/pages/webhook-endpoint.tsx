@@ -462,7 +462,7 @@ function HealthPanel({ ep, manage, busy, onEnable }: { ep: Endpoint; manage: boo
         <dl class="host-saw">
           <dt>{t('health.detail')}</dt>
           <dd>
-            <q lang="en" dir="ltr" class="disabled-detail">
+            <q class="disabled-detail">
               {ep.disabledDetail}
             </q>
           </dd>
