@@ -440,6 +440,8 @@ export class Dispatcher {
     if (this.timer) clearTimeout(this.timer);
     this.timerAt = this.deps.clock.now() + delay;
     this.timer = setTimeout(() => {
+      // Gone once fired: with attempts under way, schedule() then sets the next one (a lease's end).
+      this.timer = undefined;
       this.reclaim = true;
       this.wake(true, true);
     }, delay);
