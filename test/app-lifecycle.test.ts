@@ -91,6 +91,20 @@ describe('install', () => {
     expect(await topics(c.id)).toEqual([]);
   });
 
+  it("a migration that meets a busy database answers 503 with Retry-After (try again), not the app's refusal, and leaves nothing", async () => {
+    const busy = writeApp(root, { ...libraryManifest(), id: 'busy', documentTypes: [], eventFamilies: [], menu: [], permissions: [] }, `
+      import { defineApp } from 'diwan/sdk';
+      export default defineApp({ id: 'busy', migrations: [{ id: '001', up() { throw Object.assign(new Error('database is locked'), { code: 'SQLITE_BUSY' }); } }] });
+    `);
+    await start([busy]);
+    const c = await company();
+    const r = await c.call('POST', '/api/v1/apps', { body: { appId: 'busy' } });
+    expect(r.status).toBe(503);
+    expect(r.body.error.code).toBe('SERVICE_UNAVAILABLE');
+    expect(r.headers['retry-after']).toBeDefined();
+    expect(await count('SELECT count(*) FROM company_apps WHERE company_id = ?', c.id)).toBe(0);
+  });
+
   it('refuses at load an app claiming an event prefix another app owns, and a dependency cycle', async () => {
     const thief = writeApp(root, { ...loansManifest(), id: 'thief', dependencies: {}, documentTypes: [], eventFamilies: [{ family: 'x', prefix: 'library', label: { en: 'x', ar: 'س' }, topics: [] }] });
     const a = writeApp(root, { ...loansManifest(), id: 'aaa', dependencies: { bbb: '*' }, documentTypes: [], eventFamilies: [] });

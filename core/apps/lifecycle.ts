@@ -11,6 +11,7 @@ import type { Clock } from '../kernel/clock.ts';
 import type { Lang } from '../kernel/i18n/i18n.ts';
 import { DiwanError, fromAppError } from '../kernel/errors/diwan-error.ts';
 import { isoNow } from '../kernel/ids.ts';
+import { isTransientDbError } from '../storage/transient.ts';
 import type { Companies } from '../tenancy/companies.ts';
 import type { AppRuntime, InstallRow, LoadedApp } from './runtime.ts';
 import type { Caller } from './doc-type.ts';
@@ -197,7 +198,8 @@ export class Lifecycle {
       try {
         await mig.up(this.runtime.contextFor(id, c));
       } catch (e) {
-        if (e instanceof DiwanError) throw e;
+        // The database's "not now" stays a 503 to retry, as from a hook or a custom route (app-fault.ts).
+        if (e instanceof DiwanError || isTransientDbError(e)) throw e;
         const mapped = fromAppError(e, id);
         if (mapped) throw mapped;
         throw refuse('migration_failed', [{ reason: 'migration_failed', appId: id, migration: mig.id, message: (e as Error).message }]);
