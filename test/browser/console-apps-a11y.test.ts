@@ -108,6 +108,9 @@ describeBrowser('web console: apps and accessibility', () => {
       await page.goto(`${h.url}/d/invoices/new`);
       await page.locator('form.doc-form button[type="submit"]').click();
       await page.locator('[role="alert"]').waitFor();
+      // The alert announces the refusal; focus moves to the first field in error.
+      await page.waitForFunction(() => document.activeElement?.getAttribute('aria-invalid') === 'true');
+      expect(await page.evaluate(() => document.activeElement?.id)).toBe(await page.locator('[aria-invalid="true"]').first().getAttribute('id'));
       await check(page, found, 'invoice form with errors');
       await page.goto(`${h.url}/settings/developers/api-keys`);
       await page.locator('main table').waitFor();

@@ -6,7 +6,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
 import { changePassword } from './api.ts';
 import { t } from './i18n.ts';
-import { Dialog, ErrorBanner, Field, Notice, fieldErrors } from './ui.tsx';
+import { Dialog, ErrorBanner, Field, Notice, fieldErrors, useAction } from './ui.tsx';
 import { menuHref, useWorkspace } from './workspace.tsx';
 import { NewPassword } from './pages/sign-in.tsx';
 
@@ -224,8 +224,7 @@ function ChangePassword(props: { open: boolean; onClose(): void; onChanged(): vo
   const [next, setNext] = useState('');
   const [repeat, setRepeat] = useState('');
   const [tried, setTried] = useState(false);
-  const [error, setError] = useState<unknown>();
-  const [busy, setBusy] = useState(false);
+  const { busy, error, setError, run } = useAction();
   const errors = fieldErrors(error);
   if (tried && next !== repeat) errors['/repeat'] = t('password.mismatch');
   const close = () => {
@@ -245,19 +244,14 @@ function ChangePassword(props: { open: boolean; onClose(): void; onChanged(): vo
           setTried(true);
           setError(undefined);
           if (next !== repeat) return;
-          setBusy(true);
-          try {
+          await run(async () => {
             await changePassword(current, next);
             setCurrent('');
             setNext('');
             setRepeat('');
             setTried(false);
             props.onChanged();
-          } catch (err) {
-            setError(err);
-          } finally {
-            setBusy(false);
-          }
+          });
         }}
       >
         <p class="muted small">{t('password.changeIntro')}</p>

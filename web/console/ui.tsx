@@ -30,6 +30,29 @@ export function useAsync<T>(fn: () => Promise<T>, deps: unknown[]): Async<T> {
   return { data: state.data, error: state.error, loading: state.loading, reload };
 }
 
+/**
+ * An action started from a form or a button: `busy` while it runs, its failure kept in `error`
+ * to show (cleared when it runs again). `run` answers whether the action succeeded.
+ */
+export function useAction() {
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<unknown>();
+  const run = async (fn: () => Promise<unknown>): Promise<boolean> => {
+    setBusy(true);
+    setError(undefined);
+    try {
+      await fn();
+      return true;
+    } catch (err) {
+      setError(err);
+      return false;
+    } finally {
+      setBusy(false);
+    }
+  };
+  return { busy, error, setError, run };
+}
+
 /** The API's message as it came, in the person's language, with its code. */
 export function ErrorBanner({ error }: { error: unknown }) {
   if (!error) return null;

@@ -6,7 +6,7 @@ import { api, rolesUpTo } from '../api.ts';
 import { formatDateTime, localInputToIso } from '../format.ts';
 import { t } from '../i18n.ts';
 import type { PermissionInfo } from '../types.ts';
-import { ConfirmDialog, ErrorBanner, Field, Loading, PageHeader, SecretOnce, fieldErrors, useAsync } from '../ui.tsx';
+import { ConfirmDialog, ErrorBanner, Field, Loading, PageHeader, SecretOnce, fieldErrors, useAsync, useAction } from '../ui.tsx';
 import { loadMemberNames, useWorkspace } from '../workspace.tsx';
 import { DevelopersNav } from './settings-nav.tsx';
 
@@ -39,19 +39,16 @@ export function ApiKeys() {
   const [scopes, setScopes] = useState<string[]>([]);
   const [scopeFilter, setScopeFilter] = useState('');
   const [expires, setExpires] = useState('');
-  const [error, setError] = useState<unknown>();
-  const [busy, setBusy] = useState(false);
+  const { busy, error, run } = useAction();
   const [shown, setShown] = useState<string | null>(null);
   const [revoking, setRevoking] = useState<ApiKey | null>(null);
-  const [revokeError, setRevokeError] = useState<unknown>();
+  const revocation = useAction();
   const manage = ws.can('api-keys:manage');
   const errors = fieldErrors(error);
 
   const create = async (e: Event) => {
     e.preventDefault();
-    setBusy(true);
-    setError(undefined);
-    try {
+    await run(async () => {
       const body = { ...(name.trim() ? { name: name.trim() } : {}), role, scopes: all ? ['*'] : scopes, ...(expires ? { expiresAt: localInputToIso(expires) } : {}) };
       const r = await api<{ data: ApiKey & { key: string } }>('POST', '/api/v1/api-keys', body);
       setShown(r.data.key);
@@ -59,24 +56,15 @@ export function ApiKeys() {
       setName('');
       setExpires('');
       keys.reload();
-    } catch (err) {
-      setError(err);
-    } finally {
-      setBusy(false);
-    }
+    });
   };
   const revoke = async () => {
     if (!revoking) return;
-    setBusy(true);
-    try {
+    await revocation.run(async () => {
       await api('DELETE', `/api/v1/api-keys/${encodeURIComponent(revoking.id)}`);
       setRevoking(null);
       keys.reload();
-    } catch (err) {
-      setRevokeError(err);
-    } finally {
-      setBusy(false);
-    }
+    });
   };
 
   return (
@@ -186,7 +174,7 @@ export function ApiKeys() {
                   {manage && (
                     <td>
                       {!k.revokedAt && (
-                        <button type="button" class="danger small" onClick={() => { setRevokeError(undefined); setRevoking(k); }} aria-label={t('keys.revokeNamed', { name: k.name })}>
+                        <button type="button" class="danger small" onClick={() => { revocation.setError(undefined); setRevoking(k); }} aria-label={t('keys.revokeNamed', { name: k.name })}>
                           {t('keys.revoke')}
                         </button>
                       )}
@@ -205,8 +193,8 @@ export function ApiKeys() {
         body={<p>{t('keys.revokeBody', { name: revoking?.name ?? '' })}</p>}
         confirmLabel={t('keys.revoke')}
         danger
-        busy={busy}
-        error={revokeError}
+        busy={revocation.busy}
+        error={revocation.error}
         onConfirm={revoke}
         onCancel={() => setRevoking(null)}
       />

@@ -4,7 +4,7 @@ import { useState } from 'preact/hooks';
 import { api } from '../api.ts';
 import { t } from '../i18n.ts';
 import type { AppInfo } from '../types.ts';
-import { ConfirmDialog, Dialog, ErrorBanner, Loading, Notice, PageHeader, useAsync } from '../ui.tsx';
+import { ConfirmDialog, Dialog, ErrorBanner, Loading, Notice, PageHeader, useAsync, useAction } from '../ui.tsx';
 import { useWorkspace } from '../workspace.tsx';
 
 interface Diff {
@@ -27,26 +27,19 @@ type Step = 'enable' | 'disable' | 'uninstall' | 'purge';
 export function Apps() {
   const ws = useWorkspace();
   const apps = useAsync(() => api<{ data: AppInfo[] }>('GET', '/api/v1/apps'), []);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>();
+  const { busy, error, run } = useAction();
   const [notice, setNotice] = useState<string>();
   const [plan, setPlan] = useState<{ app: AppInfo; plan: Plan } | null>(null);
   const [confirm, setConfirm] = useState<{ app: AppInfo; step: Step } | null>(null);
   const [filter, setFilter] = useState('');
 
   const act = async (fn: () => Promise<string>) => {
-    setBusy(true);
-    setError(undefined);
     setNotice(undefined);
-    try {
+    await run(async () => {
       setNotice(await fn());
       apps.reload();
       await ws.reload();
-    } catch (err) {
-      setError(err);
-    } finally {
-      setBusy(false);
-    }
+    });
   };
   const step = (app: AppInfo, s: Step) =>
     act(async () => {

@@ -7,7 +7,7 @@ import { Value, forgetTitles } from '../fields.tsx';
 import { formatDateTime } from '../format.ts';
 import { t } from '../i18n.ts';
 import type { Doc } from '../types.ts';
-import { ConfirmDialog, ErrorBanner, Loading, Notice, PageHeader, useAsync } from '../ui.tsx';
+import { ConfirmDialog, ErrorBanner, Loading, Notice, PageHeader, useAsync, useAction } from '../ui.tsx';
 import { useWorkspace } from '../workspace.tsx';
 import { StateBadge } from './doc-list.tsx';
 import { NotFound } from './not-found.tsx';
@@ -22,39 +22,27 @@ export function DocDetail({ resource, id }: { resource: string; id: string }) {
     setDoc(r.data);
     return r.data;
   }, [resource, id]);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>();
+  const { busy, error, run } = useAction();
   const [done, setDone] = useState<string | undefined>(loc.query.saved ? t('doc.saved') : undefined);
   const [confirmDelete, setConfirmDelete] = useState(false);
   if (!meta) return <NotFound />;
   const current = doc ?? loaded.data;
 
-  const run = async (name: string, label: string) => {
-    setBusy(true);
-    setError(undefined);
+  const transition = async (name: string, label: string) => {
     setDone(undefined);
-    try {
+    await run(async () => {
       const r = await api<{ data: Doc }>('POST', `/api/v1/${resource}/${encodeURIComponent(id)}/${name}`);
       setDoc(r.data);
       setDone(t('doc.transitioned', { action: label }));
-    } catch (err) {
-      setError(err);
-    } finally {
-      setBusy(false);
-    }
+    });
   };
   const remove = async () => {
-    setBusy(true);
-    try {
+    const removed = await run(async () => {
       await api('DELETE', `/api/v1/${resource}/${encodeURIComponent(id)}`);
       forgetTitles();
       loc.route(`/d/${resource}`);
-    } catch (err) {
-      setError(err);
-      setConfirmDelete(false);
-    } finally {
-      setBusy(false);
-    }
+    });
+    if (!removed) setConfirmDelete(false);
   };
 
   const title = current && meta.titleField && current[meta.titleField] ? String(current[meta.titleField]) : `${meta.label} ${id}`;
@@ -68,7 +56,7 @@ export function DocDetail({ resource, id }: { resource: string; id: string }) {
       </p>
       <PageHeader title={title}>
         {current && transitions.map((x) => (
-          <button type="button" class="primary" disabled={busy} onClick={() => run(x.name, x.label)}>
+          <button type="button" class="primary" disabled={busy} onClick={() => transition(x.name, x.label)}>
             {x.label}
           </button>
         ))}

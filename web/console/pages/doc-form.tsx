@@ -6,7 +6,7 @@ import { api } from '../api.ts';
 import { FieldInput, forgetTitles, writable, type Values } from '../fields.tsx';
 import { t } from '../i18n.ts';
 import type { Doc, FieldMeta } from '../types.ts';
-import { ErrorBanner, Loading, PageHeader, fieldErrors } from '../ui.tsx';
+import { ErrorBanner, Loading, PageHeader, fieldErrors, useAction } from '../ui.tsx';
 import { useWorkspace } from '../workspace.tsx';
 import { NotFound } from './not-found.tsx';
 
@@ -28,8 +28,7 @@ export function DocForm({ resource, id }: { resource: string; id?: string }) {
   const loc = useLocation();
   const editing = id !== undefined;
   const [values, setValues] = useState<Values | undefined>(editing ? undefined : meta && blank(meta.fields));
-  const [error, setError] = useState<unknown>();
-  const [busy, setBusy] = useState(false);
+  const { busy, error, setError, run } = useAction();
 
   useEffect(() => {
     if (!editing || !meta) return;
@@ -41,21 +40,16 @@ export function DocForm({ resource, id }: { resource: string; id?: string }) {
   const submit = async (e: Event) => {
     e.preventDefault();
     if (!values) return;
-    setBusy(true);
-    setError(undefined);
-    try {
+    const saved = await run(async () => {
       const body = writable(meta.fields, values, editing);
       const r = editing
         ? await api<{ data: Doc }>('PATCH', `/api/v1/${resource}/${encodeURIComponent(id)}`, body)
         : await api<{ data: Doc }>('POST', `/api/v1/${resource}`, body);
       forgetTitles();
       loc.route(`/d/${resource}/${r.data.id}?saved=1`);
-    } catch (err) {
-      setError(err);
-      setBusy(false);
-      // The message is announced by the alert; move focus to the first field in error, if any.
-      setTimeout(() => (document.querySelector('[aria-invalid="true"]') as HTMLElement | null)?.focus(), 0);
-    }
+    });
+    // The message is announced by the alert; move focus to the first field in error, if any.
+    if (!saved) setTimeout(() => (document.querySelector('[aria-invalid="true"]') as HTMLElement | null)?.focus(), 0);
   };
   const title = editing ? t('doc.editTitle', { type: meta.label }) : t('doc.newTitle', { type: meta.label });
 

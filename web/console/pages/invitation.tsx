@@ -6,7 +6,7 @@ import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
 import { ApiError, acceptInvitation, type Session } from '../api.ts';
 import { t } from '../i18n.ts';
-import { ErrorBanner, Field, Notice } from '../ui.tsx';
+import { ErrorBanner, Field, Notice, useAction } from '../ui.tsx';
 import { NewPassword, PublicPage, passwordErrors } from './sign-in.tsx';
 
 export function Invitation(props: { token: string | null; session: Session | null; langSwitch: ComponentChildren; onJoined(s: Session): void }) {
@@ -15,8 +15,7 @@ export function Invitation(props: { token: string | null; session: Session | nul
   const [password, setPassword] = useState('');
   const [repeat, setRepeat] = useState('');
   const [tried, setTried] = useState(false);
-  const [error, setError] = useState<unknown>();
-  const [busy, setBusy] = useState(false);
+  const { busy, error, setError, run } = useAction();
   const mismatch = account === 'new' && tried && password !== repeat;
   const errors = passwordErrors(error, mismatch);
   const dead = !props.token || (error instanceof ApiError && error.status === 401 && error.details.some((d) => d.reason === 'link'));
@@ -44,14 +43,7 @@ export function Invitation(props: { token: string | null; session: Session | nul
           setTried(true);
           setError(undefined);
           if (account === 'new' && password !== repeat) return;
-          setBusy(true);
-          try {
-            props.onJoined(await acceptInvitation(props.token!, account === 'new' ? { name, password } : { password }));
-          } catch (err) {
-            setError(err);
-          } finally {
-            setBusy(false);
-          }
+          await run(async () => props.onJoined(await acceptInvitation(props.token!, account === 'new' ? { name, password } : { password })));
         }}
       >
         <h1>{t('invite.title')}</h1>

@@ -4,15 +4,14 @@ import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
 import { ApiError, signInWithLink, type Session } from '../api.ts';
 import { t } from '../i18n.ts';
-import { ErrorBanner } from '../ui.tsx';
+import { ErrorBanner, useAction } from '../ui.tsx';
 import { NewPassword, PublicPage, passwordErrors } from './sign-in.tsx';
 
 export function LinkSignIn(props: { token: string; langSwitch: ComponentChildren; onSignedIn(s: Session): void; onPasswordInstead(): void }) {
   const [password, setPassword] = useState('');
   const [repeat, setRepeat] = useState('');
   const [tried, setTried] = useState(false);
-  const [error, setError] = useState<unknown>();
-  const [busy, setBusy] = useState(false);
+  const { busy, error, setError, run } = useAction();
   const mismatch = tried && password !== repeat;
   const errors = passwordErrors(error, mismatch);
   // An unknown, used or expired link: nothing more to do with it here.
@@ -27,14 +26,7 @@ export function LinkSignIn(props: { token: string; langSwitch: ComponentChildren
           setTried(true);
           setError(undefined);
           if (password !== repeat) return;
-          setBusy(true);
-          try {
-            props.onSignedIn(await signInWithLink(props.token, password));
-          } catch (err) {
-            setError(err);
-          } finally {
-            setBusy(false);
-          }
+          await run(async () => props.onSignedIn(await signInWithLink(props.token, password)));
         }}
       >
         <h1>{t('link.title')}</h1>

@@ -6,7 +6,7 @@ import { useState } from 'preact/hooks';
 import { api, rolesUpTo, ROLES, type Role } from '../api.ts';
 import { formatDateTime } from '../format.ts';
 import { t } from '../i18n.ts';
-import { ConfirmDialog, ErrorBanner, Field, Loading, Notice, PageHeader, SecretOnce, fieldErrors, useAsync } from '../ui.tsx';
+import { ConfirmDialog, ErrorBanner, Field, Loading, Notice, PageHeader, SecretOnce, fieldErrors, useAsync, useAction } from '../ui.tsx';
 import { useWorkspace } from '../workspace.tsx';
 
 interface Member {
@@ -37,13 +37,12 @@ export function Members() {
   const [inviting, setInviting] = useState(false);
   const [email, setEmail] = useState('');
   const [role, setRole] = useState<Role>('Member');
-  const [error, setError] = useState<unknown>();
-  const [busy, setBusy] = useState(false);
+  const { busy, error, setError, run } = useAction();
   const [link, setLink] = useState<{ link: string; email: string; expiresAt: string } | null>(null);
   const [done, setDone] = useState<string>();
   const [rowError, setRowError] = useState<unknown>();
   const [removing, setRemoving] = useState<Member | null>(null);
-  const [removeError, setRemoveError] = useState<unknown>();
+  const removal = useAction();
   const errors = fieldErrors(error);
   const names = new Map((members.data?.data ?? []).map((m) => [m.userId, m.name || m.email]));
   // One may act on a member whose role is not above one's own, and not on oneself here.
@@ -51,19 +50,13 @@ export function Members() {
 
   const invite = async (e: Event) => {
     e.preventDefault();
-    setBusy(true);
-    setError(undefined);
-    try {
+    await run(async () => {
       const r = await api<{ data: Invitation & { link: string } }>('POST', '/api/v1/invitations', { email: email.trim(), role });
       setLink({ link: r.data.link, email: r.data.email, expiresAt: r.data.expiresAt });
       setInviting(false);
       setEmail('');
       invitations.reload();
-    } catch (err) {
-      setError(err);
-    } finally {
-      setBusy(false);
-    }
+    });
   };
   const changeRole = async (m: Member, next: string) => {
     setRowError(undefined);
@@ -78,17 +71,12 @@ export function Members() {
   };
   const remove = async () => {
     if (!removing) return;
-    setBusy(true);
-    try {
+    await removal.run(async () => {
       await api('DELETE', `/api/v1/members/${encodeURIComponent(removing.userId)}`);
       setDone(t('members.removed', { name: removing.name || removing.email }));
       setRemoving(null);
       members.reload();
-    } catch (err) {
-      setRemoveError(err);
-    } finally {
-      setBusy(false);
-    }
+    });
   };
 
   return (
@@ -168,7 +156,7 @@ export function Members() {
                   {manage && (
                     <td>
                       {mayChange(m) && (
-                        <button type="button" class="danger small" aria-label={t('members.removeNamed', { name: m.name || m.email })} onClick={() => { setRemoveError(undefined); setRemoving(m); }}>
+                        <button type="button" class="danger small" aria-label={t('members.removeNamed', { name: m.name || m.email })} onClick={() => { removal.setError(undefined); setRemoving(m); }}>
                           {t('members.remove')}
                         </button>
                       )}
@@ -229,8 +217,8 @@ export function Members() {
         body={<p>{t('members.removeBody', { name: removing?.name || removing?.email || '', company: ws.company.name })}</p>}
         confirmLabel={t('members.remove')}
         danger
-        busy={busy}
-        error={removeError}
+        busy={removal.busy}
+        error={removal.error}
         onConfirm={remove}
         onCancel={() => setRemoving(null)}
       />

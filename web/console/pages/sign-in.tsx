@@ -4,7 +4,7 @@ import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
 import { signIn, type Session } from '../api.ts';
 import { t } from '../i18n.ts';
-import { ErrorBanner, Field, fieldErrors } from '../ui.tsx';
+import { ErrorBanner, Field, fieldErrors, useAction } from '../ui.tsx';
 
 /**
  * The token of a one-time link (`/signin#<token>`, `/invite#<token>`), taken from the address
@@ -55,8 +55,7 @@ export function passwordErrors(error: unknown, mismatch: boolean): Record<string
 export function SignIn({ onSignedIn, langSwitch }: { onSignedIn(s: Session): void; langSwitch: ComponentChildren }) {
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
-  const [error, setError] = useState<unknown>();
-  const [busy, setBusy] = useState(false);
+  const { busy, error, run } = useAction();
   return (
     <PublicPage langSwitch={langSwitch}>
       <form
@@ -64,15 +63,7 @@ export function SignIn({ onSignedIn, langSwitch }: { onSignedIn(s: Session): voi
         noValidate
         onSubmit={async (e) => {
           e.preventDefault();
-          setBusy(true);
-          setError(undefined);
-          try {
-            onSignedIn(await signIn({ email, password }));
-          } catch (err) {
-            setError(err);
-          } finally {
-            setBusy(false);
-          }
+          await run(async () => onSignedIn(await signIn({ email, password })));
         }}
       >
         <h1>{t('signIn.title')}</h1>

@@ -9,7 +9,7 @@ import { api, qs } from '../api.ts';
 import { formatDateTime, formatNumber, localInputToIso } from '../format.ts';
 import { t } from '../i18n.ts';
 import type { Page } from '../types.ts';
-import { ConfirmDialog, ErrorBanner, Field, Loading, Notice, PageHeader, Pager, SecretOnce, fieldErrors, useAsync } from '../ui.tsx';
+import { ConfirmDialog, ErrorBanner, Field, Loading, Notice, PageHeader, Pager, SecretOnce, fieldErrors, useAsync, useAction } from '../ui.tsx';
 import { useWorkspace } from '../workspace.tsx';
 import { DevelopersNav } from './settings-nav.tsx';
 import { HealthBadge, healthOf, when, type Endpoint } from './webhooks.tsx';
@@ -62,9 +62,8 @@ export function WebhookEndpoint({ id }: { id: string }) {
   const ep = useAsync(() => api<{ data: Endpoint }>('GET', base), [id, tick]);
   const log = useAsync(() => api<Page<Delivery>>('GET', `${base}/deliveries${qs({ page, pageSize: 20, state: filter })}`), [id, filter, page, tick]);
   const [open, setOpen] = useState<string | null>(null);
-  const [error, setError] = useState<unknown>();
+  const { busy, error, setError, run } = useAction();
   const [notice, setNotice] = useState<string>();
-  const [busy, setBusy] = useState(false);
   const [secret, setSecret] = useState<string | null>(null);
   const [confirm, setConfirm] = useState<'rotate' | 'delete' | 'enable' | null>(null);
   const [editingLimits, setEditingLimits] = useState(false);
@@ -90,18 +89,12 @@ export function WebhookEndpoint({ id }: { id: string }) {
   }, [tick, busyUntil]);
 
   const act = async (fn: () => Promise<string | void>) => {
-    setBusy(true);
-    setError(undefined);
     setNotice(undefined);
-    try {
+    await run(async () => {
       const msg = await fn();
       setBusyUntil(Date.now() + 20_000);
       if (msg) setNotice(msg);
-    } catch (err) {
-      setError(err);
-    } finally {
-      setBusy(false);
-    }
+    });
   };
   const endpoint = ep.data?.data;
 
@@ -505,8 +498,7 @@ function EnableExplained({ base, open }: { base: string; open: boolean }) {
 function LimitsForm({ base, ep, onCancel, onSaved }: { base: string; ep: Endpoint; onCancel(): void; onSaved(): void }) {
   const [maxInFlight, setMaxInFlight] = useState(ep.maxInFlight === null ? '' : String(ep.maxInFlight));
   const [rate, setRate] = useState(ep.ratePerSecond === null ? '' : String(ep.ratePerSecond));
-  const [error, setError] = useState<unknown>();
-  const [busy, setBusy] = useState(false);
+  const { busy, error, run } = useAction();
   const errors = fieldErrors(error);
   useEffect(() => document.getElementById('f-maxInFlight')?.focus(), []);
   // Empty is the default (null); anything else goes as typed, a number when it is one, and the API says what is wrong with it.
@@ -516,16 +508,10 @@ function LimitsForm({ base, ep, onCancel, onSaved }: { base: string; ep: Endpoin
   };
   const submit = async (e: Event) => {
     e.preventDefault();
-    setBusy(true);
-    setError(undefined);
-    try {
+    await run(async () => {
       await api('PATCH', base, { maxInFlight: value(maxInFlight), ratePerSecond: value(rate) });
       onSaved();
-    } catch (err) {
-      setError(err);
-    } finally {
-      setBusy(false);
-    }
+    });
   };
   return (
     <form class="panel limits" onSubmit={submit} noValidate aria-labelledby="limits-title">

@@ -8,7 +8,7 @@ import { api, qs } from '../api.ts';
 import { formatDateTime, formatNumber, formatRelative } from '../format.ts';
 import { t } from '../i18n.ts';
 import type { Page } from '../types.ts';
-import { ErrorBanner, Field, Loading, PageHeader, Pager, SecretOnce, fieldErrors, useAsync } from '../ui.tsx';
+import { ErrorBanner, Field, Loading, PageHeader, Pager, SecretOnce, fieldErrors, useAsync, useAction } from '../ui.tsx';
 import { useWorkspace } from '../workspace.tsx';
 import { DevelopersNav } from './settings-nav.tsx';
 
@@ -211,21 +211,14 @@ function NewEndpoint(props: { onCancel(): void; onCreated(ep: Endpoint & { secre
   const [url, setUrl] = useState('https://');
   const [description, setDescription] = useState('');
   const [topics, setTopics] = useState<string[]>([]);
-  const [error, setError] = useState<unknown>();
-  const [busy, setBusy] = useState(false);
+  const { busy, error, run } = useAction();
   const errors = fieldErrors(error);
   const submit = async (e: Event) => {
     e.preventDefault();
-    setBusy(true);
-    setError(undefined);
-    try {
+    await run(async () => {
       const r = await api<{ data: Endpoint & { secret: string } }>('POST', '/api/v1/webhook-endpoints', { url: url.trim(), topics, ...(description.trim() ? { description: description.trim() } : {}) });
       props.onCreated(r.data);
-    } catch (err) {
-      setError(err);
-    } finally {
-      setBusy(false);
-    }
+    });
   };
   return (
     <form class="panel" onSubmit={submit} noValidate aria-labelledby="new-endpoint-title">
