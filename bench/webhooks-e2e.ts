@@ -5,6 +5,7 @@
 // both cases alike. Prints deliveries/s, their ratio, and p50/p99 latency (write → 2xx) under a
 // burst; then p50/p99 at a light load (10 events a second, each sent as it is written).
 // Usage: npx tsx bench/webhooks-e2e.ts [events, default 1000] [endpoints, default 4] [in flight per endpoint, default 8]
+// With SQL_TIME=1, also prints where the measured host runs' database time went, by statement.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -15,11 +16,13 @@ import { REPO_ROOT, validManifest } from '../core/apps/app-source.ts';
 import { signHeader, unixSeconds, generateSecret } from '../core/webhooks/signature.ts';
 import { eventBody } from '../core/webhooks/dispatcher.ts';
 import { sampleInvoiceData } from './lib/util.ts';
+import { sqlTimer } from './lib/sql-time.ts';
 
 const EVENTS = Number(process.argv[2] ?? 1000);
 const ENDPOINTS = Number(process.argv[3] ?? 4);
 const PER_ENDPOINT = Number(process.argv[4] ?? 8);
 const CONCURRENCY = ENDPOINTS * PER_ENDPOINT;
+const sql = process.env.SQL_TIME ? sqlTimer() : undefined;
 
 const RECEIVER = `
 const http = require('node:http');
@@ -172,7 +175,9 @@ try {
   const results: Result[] = [];
   await runBare(receiver.port);
   for (let round = 0; round < 2; round++) {
+    sql?.start();
     results.push(await runHost(receiver.port));
+    sql?.stop();
     results.push(await runBare(receiver.port));
   }
   const best = (prefix: string) => results.filter((r) => r.name.startsWith(prefix)).sort((a, b) => b.perSecond - a.perSecond)[0];
@@ -182,6 +187,7 @@ try {
     console.log(`${r.name.padEnd(52)} ${r.perSecond.toFixed(0).padStart(7)} deliveries/s  p50 ${r.p50.toFixed(1)} ms  p99 ${r.p99.toFixed(1)} ms  (${r.deliveries} in ${r.seconds.toFixed(2)} s)`);
   }
   console.log(`ratio host/bare throughput: ${(host.perSecond / bare.perSecond).toFixed(3)}`);
+  if (sql) console.log(sql.report(2 * EVENTS * ENDPOINTS, 'delivery'));
   // Light load: latency, not throughput.
   const lightHost = await runHost(receiver.port, LIGHT_EVENTS, LIGHT_MS);
   const lightBare = await runBare(receiver.port, LIGHT_EVENTS, LIGHT_MS);
