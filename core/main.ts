@@ -1,6 +1,7 @@
-// `npm start`: the host on PORT (default 3000) with its database under DATA_DIR (default
-// ./data), created and migrated on first start. A start that cannot succeed (a wrong setting,
-// a busy port) stops with one line saying why and a non-zero exit code.
+// The server as `npm start` and `diwan start` run it (cli/commands/start.ts): the host on PORT
+// (default 3000) with its database under DATA_DIR (default ./data), created and migrated on first
+// start. A start that cannot succeed (a wrong setting, a busy port) stops with one line saying
+// why and a non-zero exit code.
 import type { AddressInfo } from 'node:net';
 import { buildHost, type Host } from './host.ts';
 import { loadConfig, type HostConfig } from './kernel/config.ts';
