@@ -14,20 +14,21 @@ export function sqlTimer() {
     e.us += Number(process.hrtime.bigint() - t0) / 1000;
     totals.set(key, e);
   };
-  const timed = <F extends (...a: never[]) => unknown>(f: F, sql: (self: unknown, a: unknown[]) => string) =>
+  type Fn = (...a: unknown[]) => unknown;
+  const timed = (f: Fn, sqlOf: (a: unknown[]) => string): Fn =>
     function (this: unknown, ...a: unknown[]) {
       const t0 = process.hrtime.bigint();
       try {
-        return f.apply(this, a as never[]);
+        return f.apply(this, a);
       } finally {
-        note(sql(this, a), t0);
+        note(sqlOf(a), t0);
       }
     };
-  const db = Database.prototype as unknown as Record<string, (...a: unknown[]) => unknown>;
+  const db = Database.prototype as unknown as Record<string, Fn>;
   const prepare = db.prepare;
-  db.exec = timed(db.exec, (_s, a) => String(a[0]));
+  db.exec = timed(db.exec, (a) => String(a[0]));
   db.prepare = function (this: unknown, ...a: unknown[]) {
-    const st = prepare.apply(this, a) as Record<string, (...b: unknown[]) => unknown>;
+    const st = prepare.apply(this, a) as Record<string, Fn>;
     for (const m of ['run', 'all', 'get', 'iterate']) st[m] = timed(st[m], () => String(a[0]));
     return st;
   };
