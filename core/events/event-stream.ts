@@ -93,7 +93,7 @@ export class EventStreams {
   private watch(): void {
     this.unlisten = this.outbox.listen(() => this.wakeAll());
     const tick = () => {
-      this.timer = setTimeout(async () => {
+      const timer = setTimeout(async () => {
         try {
           const last = await this.log.lastPosition();
           if (last !== this.lastSeen) {
@@ -103,9 +103,12 @@ export class EventStreams {
         } catch {
           // The store is closing: the readers are closed with it.
         }
-        if (this.readers.size) tick();
+        // Only while this loop is the one watching: unwatched during the read (and perhaps
+        // watched again, with a loop of its own), it ends here.
+        if (this.timer === timer) tick();
       }, this.pollMs);
-      this.timer.unref();
+      timer.unref();
+      this.timer = timer;
     };
     tick();
   }
