@@ -59,6 +59,9 @@ export class SignerPool {
       minThreads: this.#threads,
       maxThreads: this.#threads,
       idleTimeout: 60_000,
+      // The worker is plain JS: a parent's loader flags (tsx's --import under development and
+      // tests) would load in each thread too, ~0.3 s before its first batch on 2 cores.
+      execArgv: [],
       // A second task waits in each worker's port, so a worker does not idle while the main thread is busy.
       concurrentTasksPerWorker: 2,
     });
