@@ -86,7 +86,8 @@ export function createAuthThrottle(opts: AuthThrottleOptions): AuthThrottle {
     limit: opts.limit,
     windowSeconds: Math.round(opts.windowMs / 1000),
     check(ip) {
-      if (opts.limit <= 0) return 0;
+      // No failures tracked (the usual case): no address to parse.
+      if (opts.limit <= 0 || windows.size === 0) return 0;
       const now = opts.now();
       const w = windows.get(clientKey(ip));
       if (!w || expired(w, now) || w.failures < opts.limit) return 0;

@@ -81,6 +81,8 @@ export function ajvDetails(errors: ErrorObject[], part: RequestPart, lang: Lang,
  * such text, so the API refuses it on every database alike, as it refuses any other bad value.
  */
 export function nulDetails(value: unknown, part: RequestPart, lang: Lang, tr: Translator): ErrorDetail[] {
+  // Every request passes through here: look first, build pointers only when something is found.
+  if (!hasNul(value)) return [];
   const out: ErrorDetail[] = [];
   const esc = (k: string) => k.replace(/~/g, '~0').replace(/\//g, '~1');
   const found = (pointer: string) => out.push({ in: part, pointer, rule: 'nul', message: tr.t(lang, 'rule.nul', { field: fieldName(pointer, part) || tr.t(lang, 'body') }) });
@@ -98,6 +100,24 @@ export function nulDetails(value: unknown, part: RequestPart, lang: Lang, tr: Tr
     }
   }
   return out;
+}
+
+/** Whether any string or key in `value` holds U+0000 (a stack, not recursion: bodies may nest deeply). */
+function hasNul(value: unknown): boolean {
+  const stack = [value];
+  while (stack.length) {
+    const v = stack.pop();
+    if (typeof v === 'string') {
+      if (v.includes('\0')) return true;
+    } else if (Array.isArray(v)) for (const x of v) stack.push(x);
+    else if (v !== null && typeof v === 'object') {
+      for (const k of Object.keys(v)) {
+        if (k.includes('\0')) return true;
+        stack.push((v as Record<string, unknown>)[k]);
+      }
+    }
+  }
+  return false;
 }
 
 /** One VALIDATION_ERROR carrying every problem; its message repeats the first. */

@@ -119,13 +119,28 @@ export class DocumentTable {
    * creation order or by a filterable field or the state (`order.field`), ties in creation order.
    */
   async page(companyId: string, filters: [string, unknown][], page: number, pageSize: number, order?: { field: string; desc: boolean }): Promise<{ rows: DocRow[]; total: number }> {
-    const where = ['company_id = ?', ...filters.map(([f]) => `${this.field(f)} = ?`)].join(' AND ');
     const args = [companyId, ...filters.map(([, v]) => (typeof v === 'boolean' ? Number(v) : v))];
-    const dir = order?.desc ? 'DESC' : 'ASC';
-    const by = !order || order.field === 'seq' ? `seq ${dir}` : `${this.field(order.field)} ${dir}, seq ${dir}`;
-    const total = (await this.db.get<{ n: number }>(`SELECT count(*) AS n FROM ${this.t} WHERE ${where}`, args))!.n;
-    const rows = await this.db.all<DocRow>(`${SELECT} ${this.t} WHERE ${where} ORDER BY ${by} LIMIT ? OFFSET ?`, [...args, pageSize, (page - 1) * pageSize]);
+    const sql = this.pageSql(filters, order);
+    const total = (await this.db.get<{ n: number }>(sql.count, args))!.n;
+    const rows = await this.db.all<DocRow>(sql.rows, [...args, pageSize, (page - 1) * pageSize]);
     return { rows, total: Number(total) };
+  }
+
+  /** The list's two statements by filter names and order (few per type), built once: the list is the hot path. */
+  private pageSqls = new Map<string, { count: string; rows: string }>();
+
+  private pageSql(filters: [string, unknown][], order?: { field: string; desc: boolean }): { count: string; rows: string } {
+    const dir = order?.desc ? 'DESC' : 'ASC';
+    const field = order?.field ?? 'seq';
+    const key = filters.length ? `${filters.map(([f]) => f).join(',')} ${field} ${dir}` : `${field} ${dir}`;
+    let sql = this.pageSqls.get(key);
+    if (!sql) {
+      const where = ['company_id = ?', ...filters.map(([f]) => `${this.field(f)} = ?`)].join(' AND ');
+      const by = field === 'seq' ? `seq ${dir}` : `${this.field(field)} ${dir}, seq ${dir}`;
+      sql = { count: `SELECT count(*) AS n FROM ${this.t} WHERE ${where}`, rows: `${SELECT} ${this.t} WHERE ${where} ORDER BY ${by} LIMIT ? OFFSET ?` };
+      this.pageSqls.set(key, sql);
+    }
+    return sql;
   }
 
   /**
