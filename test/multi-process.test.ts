@@ -51,6 +51,8 @@ interface Seen {
   events: Map<string, number>;
   /** Delivery id → receipt times (ms). */
   deliveries: Map<string, number[]>;
+  /** Delivery id → the sender's port of its first receipt (which process sent it: see socketPortsOf). */
+  firstPort: Map<string, number>;
   /** Delivery id → requests in flight right now (from arrival until the response ends or the connection drops). */
   inFlight: Map<string, number>;
   /** Deliveries one of whose requests lost its connection before the answer was written (its sender died). */
@@ -60,7 +62,7 @@ interface Seen {
 }
 
 function receiver(): Promise<{ url: string; seen: Seen; close(): Promise<void> }> {
-  const seen: Seen = { requests: 0, events: new Map(), deliveries: new Map(), inFlight: new Map(), cut: new Set(), overlaps: [] };
+  const seen: Seen = { requests: 0, events: new Map(), deliveries: new Map(), firstPort: new Map(), inFlight: new Map(), cut: new Set(), overlaps: [] };
   const server = http.createServer((req, res) => {
     const deliveryId = String(req.headers['x-diwan-delivery-id'] ?? '');
     const eventId = String(req.headers['x-diwan-event-id'] ?? '');
@@ -70,6 +72,7 @@ function receiver(): Promise<{ url: string; seen: Seen; close(): Promise<void> }
     seen.inFlight.set(deliveryId, n);
     if (n > 1) seen.overlaps.push({ deliveryId, at: now });
     seen.deliveries.set(deliveryId, [...(seen.deliveries.get(deliveryId) ?? []), now]);
+    if (!seen.firstPort.has(deliveryId)) seen.firstPort.set(deliveryId, req.socket.remotePort ?? 0);
     // 'close' comes when the response is sent and when the sender's connection drops (a killed worker).
     res.once('close', () => {
       seen.inFlight.set(deliveryId, (seen.inFlight.get(deliveryId) ?? 1) - 1);
@@ -120,6 +123,35 @@ function startProcess(name: string, command: 'serve' | 'worker', env: Record<str
     });
     child.once('exit', (code, signal) => reject(new Error(`${name} exited (${code ?? signal}) before listening: ${stderr.join('')}`)));
   });
+}
+
+/**
+ * The local ports of a process's TCP connections to `toPort` (Linux's /proc; elsewhere none). Read just before the
+ * kill, they tell the killed worker's requests apart from the others' whenever the receiver reads
+ * them: a request it sent just before dying may be read well after the kill on a busy machine.
+ */
+function socketPortsOf(pid: number, toPort: number): Set<number> {
+  const ports = new Set<number>();
+  try {
+    const inodes = new Set<string>();
+    for (const fd of fs.readdirSync(`/proc/${pid}/fd`)) {
+      try {
+        const m = /^socket:\[(\d+)\]$/.exec(fs.readlinkSync(`/proc/${pid}/fd/${fd}`));
+        if (m) inodes.add(m[1]);
+      } catch {
+        // closed meanwhile
+      }
+    }
+    for (const table of ['tcp', 'tcp6']) {
+      for (const line of fs.readFileSync(`/proc/${pid}/net/${table}`, 'utf8').split('\n').slice(1)) {
+        const cols = line.trim().split(/\s+/);
+        if (cols.length > 9 && inodes.has(cols[9]) && parseInt(cols[2].split(':')[1], 16) === toPort) ports.add(parseInt(cols[1].split(':')[1], 16));
+      }
+    }
+  } catch {
+    // no /proc: only the time rule below applies
+  }
+  return ports;
 }
 
 /** Attempts this worker made so far, from its own /metrics. */
@@ -199,11 +231,13 @@ describe.skipIf(process.env.DIWAN_TEST_DATABASES === 'sqlite')('2 API processes 
     let killedAt = 0;
     let killed: Proc | undefined;
     let killedAttempts = 0;
+    let killedPorts = new Set<number>();
     const killer = (async () => {
       await until('deliveries flowing', () => recv.seen.requests >= KILL_AFTER, 120_000, 10);
       const counts = await Promise.all(workers.map((w) => attemptsOf(w).catch(() => 0)));
       killedAttempts = Math.max(...counts);
       killed = workers[counts.indexOf(killedAttempts)];
+      killedPorts = socketPortsOf(killed.child.pid!, Number(new URL(recv.url).port));
       killedAt = Date.now();
       killed.child.kill('SIGKILL');
     })();
@@ -242,11 +276,13 @@ describe.skipIf(process.env.DIWAN_TEST_DATABASES === 'sqlite')('2 API processes 
     const states = await db.all<{ state: string; n: number }>('SELECT state, count(*) AS n FROM webhook_deliveries WHERE endpoint_id = ? GROUP BY state ORDER BY state', [endpointId]);
     const duplicates = [...recv.seen.deliveries].filter(([, times]) => times.length > 1);
     // A delivery received twice must be the killed worker's: first received before the kill, or
-    // sent by it just before and cut off (its connection dropped before the answer was written).
-    // The receiver runs on this test's event loop, so a request already on the wire at the kill
-    // may be stamped a little after it: RECEIVER_LAG_MS allows for that.
-    const redoneByLive = duplicates.filter(([id, times]) => times[0] >= killedAt + RECEIVER_LAG_MS && !recv.seen.cut.has(id)).map(([id, times]) => ({ id, times: times.map((t) => t - killedAt) }));
-    const report = { done, missing: missing.length, states, overlaps: recv.seen.overlaps.length, duplicates: duplicates.length, redoneByLive: redoneByLive.slice(0, 5), killed: killed!.name, killedAttempts, ms: { boot: tBooted - t0, send: tSent - tBooted, kill: killedAt - tBooted, drain: tDone - tSent } };
+    // sent by it (over one of its connections, or cut off: its connection dropped before the
+    // answer was written). The receiver runs on this test's event loop, so a request already on
+    // the wire at the kill may be stamped after it: RECEIVER_LAG_MS allows for that where the
+    // sender's ports are unknown.
+    const fromKilled = (id: string) => killedPorts.has(recv.seen.firstPort.get(id) ?? -1);
+    const redoneByLive = duplicates.filter(([id, times]) => times[0] >= killedAt + RECEIVER_LAG_MS && !recv.seen.cut.has(id) && !fromKilled(id)).map(([id, times]) => ({ id, times: times.map((t) => t - killedAt) }));
+    const report = { done, missing: missing.length, states, overlaps: recv.seen.overlaps.length, duplicates: duplicates.length, fromKilledSockets: duplicates.filter(([id]) => fromKilled(id)).length, killedPorts: killedPorts.size, redoneByLive: redoneByLive.slice(0, 5), killed: killed!.name, killedAttempts, ms: { boot: tBooted - t0, send: tSent - tBooted, kill: killedAt - tBooted, drain: tDone - tSent } };
     console.log('multi-process:', JSON.stringify(report));
 
     // Every event was delivered at least once, and nothing was lost.
