@@ -126,9 +126,10 @@ function startProcess(name: string, command: 'serve' | 'worker', env: Record<str
 }
 
 /**
- * The local ports of a process's TCP connections to `toPort` (Linux's /proc; elsewhere none). Read just before the
- * kill, they tell the killed worker's requests apart from the others' whenever the receiver reads
- * them: a request it sent just before dying may be read well after the kill on a busy machine.
+ * The local ports of a process's TCP connections to `toPort` (Linux's /proc; elsewhere none).
+ * Read just before the kill, they tell the killed worker's requests apart from the others'
+ * whenever the receiver reads them: a request it sent just before dying may be read well after
+ * the kill on a busy machine.
  */
 function socketPortsOf(pid: number, toPort: number): Set<number> {
   const ports = new Set<number>();
