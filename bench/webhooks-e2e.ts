@@ -4,7 +4,11 @@
 // same concurrency, in the same run. The receiver runs in a child process so that it costs
 // both cases alike. Prints deliveries/s, their ratio, and p50/p99 latency (write → 2xx) under a
 // burst; then p50/p99 at a light load (10 events a second, each sent as it is written).
-// Usage: npx tsx bench/webhooks-e2e.ts [events, default 1000] [endpoints, default 4] [in flight per endpoint, default 8]
+// Usage: npx tsx bench/webhooks-e2e.ts [events, default 1000] [endpoints, default 4] [in flight per endpoint, default 8] [--postgres]
+// With --postgres, the host runs on a new database of DIWAN_BENCH_DATABASE_URL's server
+// (default postgres://postgres@127.0.0.1:5432/test), dropped after each run. [--postgres]
+// With --postgres, the host runs on a new database of DIWAN_BENCH_DATABASE_URL's server
+// (default postgres://postgres@127.0.0.1:5432/test), dropped after each run.
 // With SQL_TIME=1, also prints where the measured host runs' database time went, by statement.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -15,12 +19,16 @@ import { buildHost } from '../core/host.ts';
 import { REPO_ROOT, validManifest } from '../core/apps/app-source.ts';
 import { signHeader, unixSeconds, generateSecret } from '../core/webhooks/signature.ts';
 import { eventBody } from '../core/webhooks/dispatcher.ts';
-import { sampleInvoiceData } from './lib/util.ts';
+import type { AttemptOutcome } from '../core/webhooks/deliveries.ts';
+import { pgAdmin, sampleInvoiceData } from './lib/util.ts';
 import { sqlTimer } from './lib/sql-time.ts';
 
-const EVENTS = Number(process.argv[2] ?? 1000);
-const ENDPOINTS = Number(process.argv[3] ?? 4);
-const PER_ENDPOINT = Number(process.argv[4] ?? 8);
+const args = process.argv.slice(2).filter((a) => !a.startsWith('--'));
+const POSTGRES = process.argv.includes('--postgres');
+const PG_SERVER = process.env.DIWAN_BENCH_DATABASE_URL?.trim() || 'postgres://postgres@127.0.0.1:5432/test';
+const EVENTS = Number(args[0] ?? 1000);
+const ENDPOINTS = Number(args[1] ?? 4);
+const PER_ENDPOINT = Number(args[2] ?? 8);
 const CONCURRENCY = ENDPOINTS * PER_ENDPOINT;
 const sql = process.env.SQL_TIME ? sqlTimer() : undefined;
 
@@ -63,8 +71,16 @@ async function runHost(port: number, events = EVENTS, paceMs = 0): Promise<Resul
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'diwan-bench-wh-'));
   const file = path.join(REPO_ROOT, 'manifests', 'invoicing.json');
   const manifest = validManifest(JSON.parse(fs.readFileSync(file, 'utf8')));
+  const pgName = POSTGRES ? `diwan_bench_wh_${process.pid}_${Date.now()}` : undefined;
+  let databaseUrl: string | undefined;
+  if (pgName) {
+    await pgAdmin(PG_SERVER, `CREATE DATABASE "${pgName}" TEMPLATE template0 ENCODING 'UTF8'`);
+    const u = new URL(PG_SERVER);
+    u.pathname = `/${pgName}`;
+    databaseUrl = u.toString();
+  }
   const host = await buildHost({
-    dbFile: path.join(dir, 'bench.db'),
+    ...(databaseUrl ? { databaseUrl } : { dbFile: path.join(dir, 'bench.db') }),
     sources: [{ manifest, dir: path.join(REPO_ROOT, 'apps-installed', manifest.id), origin: 'first-party' }],
     config: { dataDir: dir, webhooks: { ladder: [60], timeoutMs: 10_000, allowLoopback: true, allowPrivate: false, maxInFlightPerEndpoint: PER_ENDPOINT, rotationGraceSeconds: 0 } },
   });
@@ -76,7 +92,8 @@ async function runHost(port: number, events = EVENTS, paceMs = 0): Promise<Resul
     }
     await host.webhooks.dispatcher.fanOut(); // the endpoints' own audit events
 
-    // Delivery time per delivery: wrap the log's record() (called once the response is in).
+    // Delivery time per delivery: once the transaction that records its result (a take's, or
+    // recordMany's when no loop runs) has committed.
     const committed = new Map<string, number>();
     const warmUp = new Set<string>();
     const latencies: number[] = [];
@@ -85,10 +102,7 @@ async function runHost(port: number, events = EVENTS, paceMs = 0): Promise<Resul
     const expected = events * ENDPOINTS;
     let done!: () => void;
     const allDone = new Promise<void>((r) => (done = r));
-    const deliveries = host.webhooks.deliveries;
-    const recordMany = deliveries.recordMany.bind(deliveries);
-    deliveries.recordMany = async (items, after) => {
-      const stored = await recordMany(items, after);
+    const seen = (items: AttemptOutcome[]) => {
       const at = performance.now();
       for (const it of items) {
         if (it.result.ok) {
@@ -97,6 +111,18 @@ async function runHost(port: number, events = EVENTS, paceMs = 0): Promise<Resul
         } else failed++;
       }
       if (delivered + failed === expected) done();
+    };
+    const deliveries = host.webhooks.deliveries;
+    const take = deliveries.take.bind(deliveries);
+    deliveries.take = async (nowMs, limit, limits, candidates, results) => {
+      const taken = await take(nowMs, limit, limits, candidates, results);
+      if (results) seen(results.items);
+      return taken;
+    };
+    const recordMany = deliveries.recordMany.bind(deliveries);
+    deliveries.recordMany = async (items, after) => {
+      const stored = await recordMany(items, after);
+      seen(items);
       return stored;
     };
 
@@ -117,6 +143,8 @@ async function runHost(port: number, events = EVENTS, paceMs = 0): Promise<Resul
   } finally {
     await host.close();
     fs.rmSync(dir, { recursive: true, force: true });
+    if (pgName) await pgAdmin(PG_SERVER, `DROP DATABASE IF EXISTS "${pgName}" WITH (FORCE)`);
+    if (pgName) await pgAdmin(PG_SERVER, `DROP DATABASE IF EXISTS "${pgName}" WITH (FORCE)`);
   }
 }
 
@@ -170,7 +198,7 @@ async function runBare(port: number, events = EVENTS, paceMs = 0): Promise<Resul
 
 const receiver = await startReceiver();
 try {
-  console.log(`webhooks-e2e: ${EVENTS} events × ${ENDPOINTS} endpoints = ${EVENTS * ENDPOINTS} deliveries, ${CONCURRENCY} in flight (${PER_ENDPOINT} per endpoint), ${os.availableParallelism()} cores`);
+  console.log(`webhooks-e2e${POSTGRES ? ' (PostgreSQL)' : ''}: ${EVENTS} events × ${ENDPOINTS} endpoints = ${EVENTS * ENDPOINTS} deliveries, ${CONCURRENCY} in flight (${PER_ENDPOINT} per endpoint), ${os.availableParallelism()} cores`);
   // Warm-up of both paths (JIT, worker threads, connections), then measured runs, interleaved.
   const results: Result[] = [];
   await runBare(receiver.port);

@@ -107,7 +107,7 @@ describe.each(databases())('delivery workers side by side ($name)', (db) => {
       const now = Date.now();
       for (const id of ['dl_held', 'dl_free']) {
         await s.deliveries.insert(id, 'co_a', 'we_1', `ev_${id}`, 'invoice.created', now, new Date(now).toISOString());
-        await s.deliveries.lease([id], `lse_${id}`, now - 1, new Date(now).toISOString());
+        await s.deliveries.leaseDue('we_1', now, 1, `lse_${id}`, now - 1, new Date(now).toISOString());
       }
       await frozen.connect();
       await frozen.query('BEGIN');

@@ -26,6 +26,12 @@ export interface Dialect {
   /** Lock the selected rows, skipping those another transaction holds (empty where writes are serial). */
   skipLocked: string;
   /**
+   * Whether rows that each get their own values are updated by one statement over a VALUES list
+   * (a server: a round trip per statement) rather than one statement per row (SQLite, whose
+   * UPDATE … FROM materialises the list and costs about three single-row updates per row).
+   */
+  bulkUpdate: boolean;
+  /**
    * A statement with one parameter (a name) answering `{ locked }`: true when this transaction
    * now holds the name's lock to its end, false when another transaction holds it (empty where
    * writes are serial, so nothing else can be under way).
@@ -113,6 +119,7 @@ export const sqliteDialect: Dialect = {
   indexHint: (index) => `INDEXED BY ${ident(index)}`,
   least: (a, b) => `min(${a}, ${b})`,
   skipLocked: '',
+  bulkUpdate: false,
   tryLock: '',
   // BEGIN IMMEDIATE already makes writers wait for each other.
   migrationLock: '',
@@ -156,6 +163,7 @@ export const postgresDialect: Dialect = {
   indexHint: () => '',
   least: (a, b) => `LEAST(${a}, ${b})`,
   skipLocked: 'FOR UPDATE SKIP LOCKED',
+  bulkUpdate: true,
   // A transaction-level advisory lock on the name's hash (a collision only makes one wait its turn).
   tryLock: "SELECT pg_try_advisory_xact_lock(hashtext('diwan.' || ?)) AS locked",
   // Held to the end of the migrating transaction; one key per schema.

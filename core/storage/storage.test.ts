@@ -258,7 +258,7 @@ describe.each(databases())('storage on $name', (database) => {
         disabledReason: null, disabledAt: null, disabledDetail: null, failingSince: null, maxInFlight: null, ratePerSecond: null,
       };
       const attempt = (deliveryId: string, n: number, next: AttemptResult['next'], status: number | null = 500): AttemptResult => ({
-        deliveryId, attempt: n, at: T1, durationMs: 12.6, status, failure: status === 200 ? null : 'status', detail: null, responseExcerpt: 'no', responseBytes: 2, next,
+        deliveryId, companyId: 'co_a', attempt: n, at: T1, durationMs: 12.6, status, failure: status === 200 ? null : 'status', detail: null, responseExcerpt: 'no', responseBytes: 2, next,
       });
 
       it('endpoints: insert, get, list, enabled index, update, reseal', async () => {
@@ -284,18 +284,13 @@ describe.each(databases())('storage on $name', (database) => {
         await s.deliveries.insert('dl_3', 'co_a', 'we_2', 'ev3', 'invoice.sent', now - 5, T0);
         expect((await s.deliveries.list('we_1', { page: 1, pageSize: 10 })).total).toBe(2);
         expect((await s.deliveries.dueEndpoints(now)).sort()).toEqual(['we_1', 'we_2']);
-        const due = await s.deliveries.dueOf('we_1', now, 10);
-        expect(due).toEqual([
-          {
-            id: 'dl_1', endpoint_id: 'we_1', event_id: 'ev1', topic: 'invoice.created', attempts: 0, url: endpoint.url, secret: 'sealed', previous_secret: null,
-            previous_secret_until: null, company_id: 'co_a', data: '{"a":1}', test: 0, event_created_at: T0,
-          },
-        ]);
         expect(await s.deliveries.nextDue()).toBe(now - 10);
-        expect([...(await s.deliveries.lease(['dl_1', 'dl_3'], 'lse_a', now + 30_000, T1))].sort()).toEqual(['dl_1', 'dl_3']);
-        // Taken once: a second lease of the same rows takes nothing.
-        expect((await s.deliveries.lease(['dl_1'], 'lse_b', now + 30_000, T1)).size).toBe(0);
-        expect((await s.deliveries.dueOf('we_1', now, 10)).length).toBe(0);
+        // Leased oldest first, due ones only, each endpoint on its own; what is leased is taken once.
+        expect(await s.deliveries.leaseDue('we_1', now, 10, 'lse_a', now + 30_000, T1)).toEqual([{ id: 'dl_1', event_id: 'ev1', topic: 'invoice.created', attempts: 0 }]);
+        expect((await s.deliveries.leaseDue('we_2', now, 10, 'lse_a', now + 30_000, T1)).map((r) => r.id)).toEqual(['dl_3']);
+        expect(await s.deliveries.leaseDue('we_1', now, 10, 'lse_b', now + 30_000, T1)).toEqual([]);
+        expect(await s.deliveries.get('we_1', 'dl_1')).toMatchObject({ state: 'in_flight', lease_token: 'lse_a', lease_until: now + 30_000, updated_at: T1 });
+        expect(await s.deliveries.events(['ev1', 'ev_gone'])).toEqual([{ id: 'ev1', company_id: 'co_a', data: '{"a":1}', test: 0, created_at: T0 }]);
         expect(await s.deliveries.inFlightOf('we_1', now)).toBe(1);
         expect(await s.deliveries.inFlightOf('we_1', now + 30_000)).toBe(0);
         expect(await s.deliveries.nextDue()).toBe(now + 30_000);
@@ -313,22 +308,46 @@ describe.each(databases())('storage on $name', (database) => {
         ]);
         expect((await s.deliveries.list('we_1', { page: 1, pageSize: 10, state: 'retrying' })).rows.map((r) => r.id)).toEqual(['dl_1']);
         expect((await s.deliveries.list('we_1', { page: 1, pageSize: 10, state: 'failed' })).total).toBe(1);
-        await s.deliveries.lease(['dl_2'], 'lse_c', now + 30_000, T1);
+        // dl_1 out of the way for now: dl_2 is the oldest due then.
+        await s.deliveries.reschedule('dl_1', now + 90_000, T2);
+        expect((await s.deliveries.leaseDue('we_1', now + 60_000, 1, 'lse_c', now + 30_000, T1)).map((r) => r.id)).toEqual(['dl_2']);
         // A live lease is left alone; an ended one is due again now, and its old holder fenced off.
         expect(await s.deliveries.reclaimExpired(now, T2)).toBe(0);
         expect(await s.deliveries.reclaimExpired(now + 30_000, T2)).toBe(1);
         expect(await s.deliveries.get('we_1', 'dl_2')).toMatchObject({ state: 'pending', next_attempt_at: now + 30_000, lease_until: null });
         expect(await s.deliveries.record(attempt('dl_2', 1, { state: 'delivered', at: null }, 200), 'lse_c')).toBe(false);
-        await s.deliveries.lease(['dl_2'], 'lse_d', now + 30_000, T1);
+        expect((await s.deliveries.leaseDue('we_1', now + 30_000, 1, 'lse_d', now + 30_000, T1)).map((r) => r.id)).toEqual(['dl_2']);
         await s.deliveries.record(attempt('dl_2', 1, { state: 'dead', at: null }), 'lse_d');
         expect(await s.deliveries.recoverable('we_1', T0)).toEqual({ dead: 1, retrying: 1 });
         await s.deliveries.recover('we_1', T0, now + 5, T2);
         expect((await s.deliveries.list('we_1', { page: 1, pageSize: 10, state: 'pending' })).rows.map((r) => [r.id, r.next_attempt_at])).toEqual([['dl_2', now + 5], ['dl_1', now + 5]]);
-        await s.deliveries.lease(['dl_1'], 'lse_e', now + 30_000, T1);
+        expect((await s.deliveries.leaseDue('we_1', now + 5, 1, 'lse_e', now + 30_000, T1)).map((r) => r.id)).toEqual(['dl_1']);
         await s.deliveries.record(attempt('dl_1', 2, { state: 'delivered', at: null }, 200), 'lse_e');
         expect(await s.deliveries.get('we_1', 'dl_1')).toMatchObject({ state: 'delivered', delivered_at: T1, attempts: 2 });
         await s.deliveries.reschedule('dl_1', now + 7, T2);
         expect(await s.deliveries.get('we_1', 'dl_1')).toMatchObject({ state: 'pending', next_attempt_at: now + 7 });
+      });
+
+      it('deliveries in bulk: the rows of a fan-out past one statement, duplicates ignored; results recorded together, the fenced left', async () => {
+        const now = 1_780_000_000_000;
+        const rows = Array.from({ length: 150 }, (_, i) => ({ id: `dl_b${i}`, companyId: 'co_a', endpointId: 'we_bulk', eventId: `evb_${i}`, topic: 'invoice.created' }));
+        await s.deliveries.insertMany([...rows, { ...rows[3], id: 'dl_b3_again' }], now, T0);
+        expect(await s.deliveries.get('we_bulk', 'dl_b149')).toMatchObject({ state: 'pending', next_attempt_at: now, attempts: 0 });
+        expect(await s.deliveries.get('we_bulk', 'dl_b3_again')).toBeUndefined();
+        const leased = await s.deliveries.leaseDue('we_bulk', now, 150, 'lse_bulk', now + 30_000, T1);
+        // Oldest first: in the order the fan-out wrote them.
+        expect(leased.map((r) => r.id)).toEqual(rows.map((r) => r.id));
+        const results = leased.map((r, i) => ({ ...attempt(r.id, 1, i % 2 ? { state: 'delivered' as const, at: null } : { state: 'pending' as const, at: now + 60_000 }, i % 2 ? 200 : 500), token: 'lse_bulk' }));
+        results[7].token = 'lse_stale';
+        const recorded = await s.deliveries.recordMany(results);
+        expect(recorded.size).toBe(149);
+        expect(recorded.has('dl_b7')).toBe(false);
+        expect(await s.deliveries.get('we_bulk', 'dl_b7')).toMatchObject({ state: 'in_flight', lease_token: 'lse_bulk' });
+        expect(await s.deliveries.get('we_bulk', 'dl_b1')).toMatchObject({ state: 'delivered', delivered_at: T1, attempts: 1, last_status: 200, lease_token: null });
+        expect(await s.deliveries.get('we_bulk', 'dl_b2')).toMatchObject({ state: 'pending', next_attempt_at: now + 60_000, last_status: 500, delivered_at: null });
+        expect(await s.deliveries.attempts('dl_b7')).toEqual([]);
+        expect(await s.deliveries.attempts('dl_b148')).toEqual([expect.objectContaining({ attempt: 1, status: 500, company_id: 'co_a', duration_ms: 13 })]);
+        await s.deliveries.removeWithAttempts(rows.map((r) => r.id));
       });
 
       it('removing an endpoint removes its delivery log', async () => {

@@ -2,7 +2,7 @@
 // recording attempts, retrying one, recovering what failed since a time.
 import type { Db } from '../storage/db.ts';
 import {
-  DELIVERY_STATES, type AttemptRow, type DeliveryFilter, type DeliveryRow, type DueRow, type WebhookDeliveriesRepo,
+  DELIVERY_STATES, type AttemptRow, type DeliveryFilter, type DeliveryRow, type DueRow, type EndpointTarget, type LeasedRow, type NewDelivery, type WebhookDeliveriesRepo,
 } from '../storage/repos/webhook-deliveries.ts';
 import type { UnitOfWork, WriteScope } from '../audit/unit-of-work.ts';
 import type { Clock } from '../kernel/clock.ts';
@@ -128,6 +128,14 @@ export interface Taken {
   more: string[];
   /** When the earliest throttled endpoint has a token again (ms), or null. */
   throttledUntil: number | null;
+  /** Results given to the take that were not recorded: their lease had ended. */
+  fenced: number;
+}
+
+/** Attempts that ended, recorded with the next take; `after` runs on those recorded (see recordMany). */
+export interface Results {
+  items: AttemptOutcome[];
+  after?: (items: AttemptOutcome[]) => Promise<void>;
 }
 
 /** How deliveries are taken: the in-flight cap of endpoints that set none, and the lease. */
@@ -144,26 +152,31 @@ export class Deliveries {
     private clock: Clock,
   ) {}
 
-  /** One new pending delivery, due now. Call inside the fan-out transaction. */
-  insert(companyId: string, endpointId: string, eventId: string, topic: string, nowMs: number): Promise<void> {
-    return this.repo.insert(newId('dlv'), companyId, endpointId, eventId, topic, nowMs, isoNow(nowMs));
+  /** New pending deliveries, due now. Call inside the fan-out transaction. */
+  insertMany(rows: Omit<NewDelivery, 'id'>[], nowMs: number): Promise<void> {
+    return this.repo.insertMany(rows.map((r) => ({ id: newId('dlv'), ...r })), nowMs, isoNow(nowMs));
   }
 
   /**
-   * Takes the due deliveries, oldest first, under a lease, in one transaction. Per endpoint (its
-   * row locked meanwhile, so any number of workers hold its limits together): at most its
-   * in-flight cap minus the deliveries in flight under live leases, and at most the tokens of
-   * its throttle bucket. A slow or throttled endpoint's backlog never hides another endpoint's
-   * work. A candidate found with nothing more due is dropped.
+   * Takes the due deliveries, oldest first, under a lease, in one transaction; `results` (the
+   * attempts that ended since the last take) are recorded first in the same transaction, so
+   * that the endpoints they free are taken from at once. Per endpoint (its row locked
+   * meanwhile, so any number of workers hold its limits together): at most its in-flight cap
+   * minus the deliveries in flight under live leases, and at most the tokens of its throttle
+   * bucket. A slow or throttled endpoint's backlog never hides another endpoint's work. A
+   * candidate found with nothing more due is dropped.
    */
-  take(nowMs: number, limit: number, limits: TakeLimits, candidates?: Set<string>): Promise<Taken> {
+  take(nowMs: number, limit: number, limits: TakeLimits, candidates?: Set<string>, results?: Results): Promise<Taken> {
     return this.db.transaction(async () => {
+      const fenced = results?.items.length ? await this.recordIn(results.items, results.after) : 0;
       // Locked in one order by every worker.
       const endpoints = (candidates ? [...candidates] : await this.repo.dueEndpoints(nowMs)).sort();
-      const taken: Taken = { rows: [], token: newId('lse'), busy: false, more: [], throttledUntil: null };
+      const taken: Taken = { rows: [], token: newId('lse'), busy: false, more: [], throttledUntil: null, fenced };
       const at = isoNow(nowMs);
+      const leased: { target: EndpointTarget & { id: string }; rows: LeasedRow[] }[] = [];
+      let count = 0;
       for (const endpointId of endpoints) {
-        if (taken.rows.length >= limit) break;
+        if (count >= limit) break;
         const pace = await this.repo.lockEndpoint(endpointId);
         if (pace === 'busy') {
           taken.busy = true;
@@ -175,7 +188,7 @@ export class Deliveries {
           continue;
         }
         const cap = Math.max(1, pace.max_in_flight ?? limits.maxInFlightPerEndpoint);
-        let room = Math.min(cap - (await this.repo.inFlightOf(endpointId, nowMs)), limit - taken.rows.length);
+        let room = Math.min(cap - (await this.repo.inFlightOf(endpointId, nowMs)), limit - count);
         if (room <= 0) {
           taken.more.push(endpointId);
           continue;
@@ -194,12 +207,25 @@ export class Deliveries {
           }
           room = Math.min(room, Math.floor(milli / 1000));
         }
-        const rows = await this.repo.dueOf(endpointId, nowMs, room);
-        const leased = await this.repo.lease(rows.map((r) => r.id), taken.token, nowMs + limits.leaseMs, at);
-        for (const r of rows) if (leased.has(r.id)) taken.rows.push(r);
-        if (rate !== null) await this.repo.saveThrottle(endpointId, milli - leased.size * 1000, nowMs);
+        const rows = await this.repo.leaseDue(endpointId, nowMs, room, taken.token, nowMs + limits.leaseMs, at);
+        leased.push({ target: { ...pace, id: endpointId }, rows });
+        count += rows.length;
+        if (rate !== null) await this.repo.saveThrottle(endpointId, milli - rows.length * 1000, nowMs);
         if (rows.length < room) candidates?.delete(endpointId);
         else taken.more.push(endpointId);
+      }
+      // Each event read once, whichever endpoints it goes to.
+      const events = new Map((await this.repo.events([...new Set(leased.flatMap((l) => l.rows.map((r) => r.event_id)))])).map((e) => [e.id, e]));
+      for (const { target, rows } of leased) {
+        for (const r of rows) {
+          const ev = events.get(r.event_id);
+          // Never so: retention prunes an event with its deliveries, none of them in flight.
+          if (!ev) continue;
+          taken.rows.push({
+            ...r, endpoint_id: target.id, url: target.url, secret: target.secret, previous_secret: target.previous_secret, previous_secret_until: target.previous_secret_until,
+            company_id: ev.company_id, data: ev.data, test: Number(ev.test), event_created_at: ev.created_at,
+          });
+        }
       }
       return taken;
     });
@@ -214,35 +240,38 @@ export class Deliveries {
    * runs in the same transaction (the endpoints' health, the operational events), in a savepoint
    * of its own so that a fault there is undone alone.
    */
-  recordMany(items: AttemptOutcome[], after?: (items: AttemptOutcome[]) => Promise<void>): Promise<{ fenced: number }> {
-    return this.db.transaction(async () => {
-      const recorded: AttemptOutcome[] = [];
-      for (const item of items) {
-        const { deliveryId, attemptNo, result, next, nowMs, token } = item;
-        const stored = await this.repo.record({
-          deliveryId,
-          attempt: attemptNo,
-          at: isoNow(nowMs),
-          durationMs: result.durationMs,
-          status: result.status ?? null,
-          failure: result.ok ? null : (result.failure ?? 'other'),
-          detail: result.detail ?? null,
-          responseExcerpt: result.responseExcerpt.slice(0, EXCERPT_BYTES),
-          responseBytes: result.responseBytes,
-          next: next.state === 'pending_retry' ? { state: 'pending', at: next.nextAttemptAt } : { state: next.state, at: null },
-        }, token);
-        if (stored) recorded.push(item);
+  recordMany(items: AttemptOutcome[], after?: Results['after']): Promise<{ fenced: number }> {
+    return this.db.transaction(async () => ({ fenced: await this.recordIn(items, after) }));
+  }
+
+  /** Records results in the transaction under way; answers how many were fenced off. */
+  private async recordIn(items: AttemptOutcome[], after?: Results['after']): Promise<number> {
+    const stored = await this.repo.recordMany(
+      items.map(({ deliveryId, attemptNo, result, next, nowMs, token, row }) => ({
+        deliveryId,
+        token,
+        companyId: row.company_id,
+        attempt: attemptNo,
+        at: isoNow(nowMs),
+        durationMs: result.durationMs,
+        status: result.status ?? null,
+        failure: result.ok ? null : (result.failure ?? 'other'),
+        detail: result.detail ?? null,
+        responseExcerpt: result.responseExcerpt.slice(0, EXCERPT_BYTES),
+        responseBytes: result.responseBytes,
+        next: next.state === 'pending_retry' ? { state: 'pending', at: next.nextAttemptAt } : { state: next.state, at: null },
+      })),
+    );
+    const recorded = items.filter((item) => stored.has(item.deliveryId));
+    if (after && recorded.length) {
+      try {
+        // Its own savepoint: a fault in what follows never loses the results themselves.
+        await this.db.transaction(() => after(recorded));
+      } catch {
+        // The endpoints' health and the operational events are skipped for this batch.
       }
-      if (after && recorded.length) {
-        try {
-          // Its own savepoint: a fault in what follows never loses the results themselves.
-          await this.db.transaction(() => after(recorded));
-        } catch {
-          // The endpoints' health and the operational events are skipped for this batch.
-        }
-      }
-      return { fenced: items.length - recorded.length };
-    });
+    }
+    return items.length - recorded.length;
   }
 
   /** Deliveries whose lease ended (their worker died, or stopped mid-attempt): due again now, same delivery and event ids. */

@@ -46,6 +46,22 @@ export interface DispatcherDeps {
   health?: EndpointHealth;
 }
 
+/** Runs the functions given to it one after another, each once the one before has settled. */
+function serial() {
+  let last: Promise<unknown> = Promise.resolve();
+  return <T>(fn: () => T | Promise<T>): Promise<T> => {
+    const run = last.then(fn);
+    last = run.catch(() => {});
+    return run;
+  };
+}
+
+/** An attempt's outcome waiting to be recorded, and what to call once it is. */
+interface Stored {
+  item: AttemptOutcome;
+  done: () => void;
+}
+
 export const EVENT_ID_HEADER = 'x-diwan-event-id';
 export const DELIVERY_ID_HEADER = 'x-diwan-delivery-id';
 
@@ -92,8 +108,9 @@ export class Dispatcher {
   constructor(private deps: DispatcherDeps) {
     // Any process's endpoint change (here, the CLI, another server) drops the indexes.
     deps.changes.on('endpoints', () => this.invalidate());
-    // Events another process committed (an API process, when this one is a worker).
-    deps.changes.on('outbox', () => this.wake(false, true));
+    // Events another process committed (an API process, when this one is a worker), or this
+    // one (PostgreSQL tells a process its own commits too).
+    deps.changes.on('outbox', () => this.eventsWritten());
     this.leaseMs = deps.config.leaseMs ?? leaseMsFor(deps.config.timeoutMs);
     this.fanOutBatch = deps.fanOutBatch ?? 500;
     this.takeBatch = deps.takeBatch ?? 256;
@@ -124,17 +141,17 @@ export class Dispatcher {
     return m;
   }
 
-  private fanOuts: Promise<unknown> = Promise.resolve();
-
   /**
-   * Fans the pending outbox events out into deliveries; returns how many events it took. One at
-   * a time in a process: two side by side would each take a batch (SKIP LOCKED), and the later
-   * events' deliveries could commit first and go out before the earlier ones.
+   * One at a time in a process. Two fan-outs side by side would each take a batch (SKIP LOCKED),
+   * and the later events' deliveries could commit first and go out before the earlier ones; two
+   * takes side by side (PostgreSQL) would find each other's endpoints locked and come back later.
    */
+  private fanOuts = serial();
+  private takes = serial();
+
+  /** Fans the pending outbox events out into deliveries; returns how many events it took. */
   fanOut(): Promise<number> {
-    const run = this.fanOuts.then(() => this.fanOutPending());
-    this.fanOuts = run.catch(() => {});
-    return run;
+    return this.fanOuts(() => this.fanOutPending());
   }
 
   private async fanOutPending(): Promise<number> {
@@ -143,20 +160,20 @@ export class Dispatcher {
       const n = await this.deps.db.transaction(async () => {
         const events = await this.deps.outbox.pending(this.fanOutBatch);
         const now = this.deps.clock.now();
-        const got = new Set<string>();
-        // Candidates once committed: a take running meanwhile (another connection) would find no
-        // row yet and drop them.
-        this.deps.db.afterCommit(() => got.forEach((id) => this.addCandidate(id)));
+        const rows: { companyId: string; endpointId: string; eventId: string; topic: string }[] = [];
         for (const ev of events) {
           const ix = await this.index(ev.companyId);
           for (const endpointId of ix.matcher.match(ev.topic)) {
             // An endpoint receives the events emitted since it was registered, not older ones,
             // and never an operational event about itself.
             if (ev.createdAt < ix.createdAt.get(endpointId)! || endpointId === ev.subjectId) continue;
-            await this.deps.deliveries.insert(ev.companyId, endpointId, ev.id, ev.topic, now);
-            got.add(endpointId);
+            rows.push({ companyId: ev.companyId, endpointId, eventId: ev.id, topic: ev.topic });
           }
         }
+        await this.deps.deliveries.insertMany(rows, now);
+        // Candidates once committed: a take running meanwhile (another connection) would find no
+        // row yet and drop them.
+        this.deps.db.afterCommit(() => rows.forEach((r) => this.addCandidate(r.endpointId)));
         if (events.length) await this.deps.outbox.markDispatched(events.map((e) => e.id));
         return events.length;
       });
@@ -189,24 +206,40 @@ export class Dispatcher {
     this.paceTimer = { at, t };
   }
 
-  /** Takes what is due now, signs it as one batch and starts the attempts; resolves when they end. */
+  /**
+   * Records the results that came in since the last pump, takes what is due now (one
+   * transaction), signs it as one batch and starts the attempts; resolves when they end.
+   */
   async pump(rescan = false): Promise<number> {
     if (this.stopping) return 0;
-    const now = this.deps.clock.now();
+    let results: Stored[] = [];
     const full = rescan || this.candidates === null;
     // Fan-outs under way add to the set while the take runs; a wake asking for a full look meanwhile sets it to null.
     const candidates = full ? new Set<string>() : this.candidates!;
     this.candidates = candidates;
     const during = new Set<string>();
     this.duringTakes.add(during);
+    let now = 0;
     let taken;
     try {
-      taken = await this.deps.deliveries.take(
-        now, this.takeBatch, { maxInFlightPerEndpoint: this.deps.config.maxInFlightPerEndpoint, leaseMs: this.leaseMs }, full ? undefined : candidates,
-      );
+      taken = await this.takes(() => {
+        // What came in until this take's turn (those waiting meanwhile are recorded together).
+        results = this.stopping ? [] : this.results.splice(0);
+        // An earlier take may have left nothing to do.
+        if (!full && candidates.size === 0 && results.length === 0) return null;
+        now = this.deps.clock.now();
+        return this.deps.deliveries.take(
+          now, this.takeBatch, { maxInFlightPerEndpoint: this.deps.config.maxInFlightPerEndpoint, leaseMs: this.leaseMs }, full ? undefined : candidates,
+          results.length ? { items: results.map((r) => r.item), after: this.deps.health?.observe } : undefined,
+        );
+      });
     } finally {
       this.duringTakes.delete(during);
+      // Recorded, or (the take failed) left in flight until their lease ends, then sent again.
+      for (const r of results) r.done();
     }
+    if (!taken) return 0;
+    this.countFenced(taken.fenced);
     // The endpoints that may have more are candidates, and so are those a fan-out committed
     // meanwhile: the take may have looked before that commit and dropped them.
     for (const id of [...taken.more, ...during]) candidates.add(id);
@@ -250,29 +283,43 @@ export class Dispatcher {
     return plain;
   }
 
-  private toStore: { item: AttemptOutcome; done: () => void }[] = [];
+  /** Results waiting for the loop's next pump, which records them in its take's transaction. */
+  private results: Stored[] = [];
+  /** Results recorded on their own (no loop running: tick(), a stop under way). */
+  private toStore: Stored[] = [];
 
-  /** Stores a result with the others that end in the same turn, in one transaction. */
   private store(item: AttemptOutcome): Promise<void> {
     return new Promise<void>((done) => {
+      if (this.started && !this.stopping) {
+        this.results.push({ item, done });
+        // Its endpoint may have more, held back by its cap until now.
+        this.candidates?.add(item.row.endpoint_id);
+        this.wake();
+        return;
+      }
       this.toStore.push({ item, done });
-      if (this.toStore.length > 1) return;
-      setImmediate(() => {
-        const batch = this.toStore;
-        this.toStore = [];
-        this.deps.deliveries
-          .recordMany(
-            batch.map((b) => b.item),
-            this.deps.health?.observe,
-          )
-          .then(({ fenced }) => {
-            if (fenced) this.attemptsByResult.set('fenced', (this.attemptsByResult.get('fenced') ?? 0) + fenced);
-          })
-          // The store is closed (stop timed out): the rows stay in flight until their lease ends, then are sent again.
-          .catch(() => {})
-          .finally(() => batch.forEach((b) => b.done()));
-      });
+      if (this.toStore.length === 1) setImmediate(() => this.flush());
     });
+  }
+
+  /** Records the waiting results on their own, those that end in the same turn in one transaction. */
+  private flush(): void {
+    const batch = this.toStore;
+    this.toStore = [];
+    if (!batch.length) return;
+    this.deps.deliveries
+      .recordMany(
+        batch.map((b) => b.item),
+        this.deps.health?.observe,
+      )
+      .then(({ fenced }) => this.countFenced(fenced))
+      // The store is closed (stop timed out): the rows stay in flight until their lease ends, then are sent again.
+      .catch(() => {})
+      .finally(() => batch.forEach((b) => b.done()));
+  }
+
+  private countFenced(n: number): void {
+    if (n) this.attemptsByResult.set('fenced', (this.attemptsByResult.get('fenced') ?? 0) + n);
   }
 
   private agentFor(url: string): http.Agent {
@@ -314,9 +361,8 @@ export class Dispatcher {
     })().finally(() => {
       this.leases.delete(r.id);
       this.running.delete(p);
-      // Its endpoint may have more, held back by its cap until now.
-      this.candidates?.add(r.endpoint_id);
-      if (this.started && !this.stopping) this.wake();
+      // The last attempt to end sets the loop's timer (the next retry); see schedule().
+      if (this.running.size === 0 && this.started && !this.stopping) void this.schedule();
     });
     this.running.add(p);
     return p;
@@ -371,23 +417,29 @@ export class Dispatcher {
     this.started = true;
     this.stopping = false;
     this.candidates = null;
-    // Events from writes are gathered for a few milliseconds so that a busy host fans out many
-    // in one transaction instead of one extra write transaction per request.
-    // An emit after a quiet spell goes out at once (no one to gather with).
-    let lastEmit = 0;
-    this.deps.outbox.onEmit = () => {
-      const now = performance.now();
-      const quiet = now - lastEmit > EMIT_GATHER_MS * 4;
-      lastEmit = now;
-      if (this.emitTimer) return;
-      if (quiet) return this.wake(false, true);
-      this.emitTimer = setTimeout(() => {
-        this.emitTimer = undefined;
-        this.wake(false, true);
-      }, EMIT_GATHER_MS);
-    };
+    this.deps.outbox.onEmit = () => this.eventsWritten();
     this.reclaim = true;
     this.wake(false, true);
+  }
+
+  private lastEmit = 0;
+
+  /**
+   * Events were written, here or (heard through the change feed) by another process. They are
+   * gathered for a few milliseconds so that a busy host fans out many in one transaction instead
+   * of one extra write transaction per request; after a quiet spell they go out at once.
+   */
+  private eventsWritten(): void {
+    if (!this.started || this.stopping) return;
+    const now = performance.now();
+    const quiet = now - this.lastEmit > EMIT_GATHER_MS * 4;
+    this.lastEmit = now;
+    if (this.emitTimer) return;
+    if (quiet) return this.wake(false, true);
+    this.emitTimer = setTimeout(() => {
+      this.emitTimer = undefined;
+      this.wake(false, true);
+    }, EMIT_GATHER_MS);
   }
 
   /** Wakes the loop (coalesced into one run per turn of the event loop); `fanOut`: events may be waiting. */
@@ -457,6 +509,9 @@ export class Dispatcher {
    */
   async stop(waitMs = Math.min(this.deps.config.timeoutMs + 1000, 15_000)): Promise<void> {
     this.stopping = true;
+    // No pump runs now: the results waiting for one are recorded on their own.
+    this.toStore.push(...this.results.splice(0));
+    if (this.toStore.length) this.flush();
     if (this.timer) clearTimeout(this.timer);
     if (this.paceTimer) clearTimeout(this.paceTimer.t);
     this.paceTimer = undefined;

@@ -43,6 +43,43 @@ export interface EndpointPace {
   throttle_at: number | null;
 }
 
+/** What sending to an endpoint needs (read with its lock). */
+export interface EndpointTarget {
+  url: string;
+  secret: string;
+  previous_secret: string | null;
+  previous_secret_until: number | null;
+}
+
+/** A delivery just leased. */
+export interface LeasedRow {
+  id: string;
+  event_id: string;
+  topic: string;
+  attempts: number;
+}
+
+/** An event as the deliveries of it send it. */
+export interface EventRow {
+  id: string;
+  company_id: string;
+  data: string;
+  test: number;
+  created_at: string;
+}
+
+/** A delivery a fan-out makes. */
+export interface NewDelivery {
+  id: string;
+  companyId: string;
+  endpointId: string;
+  eventId: string;
+  topic: string;
+}
+
+/** Rows per multi-row statement: well under both databases' limits on parameters. */
+const ROWS_PER_STATEMENT = 100;
+
 const numOrNull = (v: unknown): number | null => (v == null ? null : Number(v));
 
 /** A due delivery with what sending it needs. */
@@ -64,6 +101,7 @@ export interface DueRow {
 
 export interface AttemptResult {
   deliveryId: string;
+  companyId: string;
   attempt: number;
   at: string;
   durationMs: number;
@@ -90,12 +128,20 @@ export class WebhookDeliveriesRepo {
   constructor(private db: Db) {}
 
   /** One new pending delivery; a second one for the same event and endpoint is ignored. */
-  async insert(id: string, companyId: string, endpointId: string, eventId: string, topic: string, dueMs: number, at: string): Promise<void> {
-    await this.db.run(
-      `INSERT INTO webhook_deliveries (id, company_id, endpoint_id, event_id, topic, state, attempts, next_attempt_at, created_at, updated_at)
-       VALUES (?, ?, ?, ?, ?, 'pending', 0, ?, ?, ?) ON CONFLICT (endpoint_id, event_id) DO NOTHING`,
-      [id, companyId, endpointId, eventId, topic, dueMs, at, at],
-    );
+  insert(id: string, companyId: string, endpointId: string, eventId: string, topic: string, dueMs: number, at: string): Promise<void> {
+    return this.insertMany([{ id, companyId, endpointId, eventId, topic }], dueMs, at);
+  }
+
+  /** New pending deliveries, a few statements for all (a fan-out's); duplicates are ignored. */
+  async insertMany(rows: NewDelivery[], dueMs: number, at: string): Promise<void> {
+    for (let i = 0; i < rows.length; i += ROWS_PER_STATEMENT) {
+      const part = rows.slice(i, i + ROWS_PER_STATEMENT);
+      await this.db.run(
+        `INSERT INTO webhook_deliveries (id, company_id, endpoint_id, event_id, topic, state, attempts, next_attempt_at, created_at, updated_at)
+         VALUES ${part.map(() => "(?, ?, ?, ?, ?, 'pending', 0, ?, ?, ?)").join(', ')} ON CONFLICT (endpoint_id, event_id) DO NOTHING`,
+        part.flatMap((r) => [r.id, r.companyId, r.endpointId, r.eventId, r.topic, dueMs, at, at]),
+      );
+    }
   }
 
   /** Endpoints with a due delivery. */
@@ -105,16 +151,22 @@ export class WebhookDeliveriesRepo {
   }
 
   /**
-   * An enabled endpoint's limits and throttle bucket, its row locked to the end of the
+   * An enabled endpoint's limits, throttle bucket and target, its row locked to the end of the
    * transaction so that workers take its deliveries one at a time: `busy` when another worker
    * holds it now (PostgreSQL; SQLite's writers already take turns), undefined when disabled or gone.
    */
-  async lockEndpoint(endpointId: string): Promise<EndpointPace | 'busy' | undefined> {
-    const r = await this.db.get<EndpointPace>(
-      `SELECT max_in_flight, rate_per_second, throttle_milli, throttle_at FROM webhook_endpoints WHERE id = ? AND enabled = 1 ${this.db.dialect.skipLocked}`,
+  async lockEndpoint(endpointId: string): Promise<(EndpointPace & EndpointTarget) | 'busy' | undefined> {
+    const r = await this.db.get<EndpointPace & EndpointTarget>(
+      `SELECT max_in_flight, rate_per_second, throttle_milli, throttle_at, url, secret, previous_secret, previous_secret_until
+       FROM webhook_endpoints WHERE id = ? AND enabled = 1 ${this.db.dialect.skipLocked}`,
       [endpointId],
     );
-    if (r) return { max_in_flight: numOrNull(r.max_in_flight), rate_per_second: numOrNull(r.rate_per_second), throttle_milli: numOrNull(r.throttle_milli), throttle_at: numOrNull(r.throttle_at) };
+    if (r) {
+      return {
+        max_in_flight: numOrNull(r.max_in_flight), rate_per_second: numOrNull(r.rate_per_second), throttle_milli: numOrNull(r.throttle_milli), throttle_at: numOrNull(r.throttle_at),
+        url: r.url, secret: r.secret, previous_secret: r.previous_secret, previous_secret_until: numOrNull(r.previous_secret_until),
+      };
+    }
     if (!this.db.dialect.skipLocked) return undefined;
     return (await this.db.get('SELECT 1 AS one FROM webhook_endpoints WHERE id = ? AND enabled = 1', [endpointId])) ? 'busy' : undefined;
   }
@@ -133,37 +185,32 @@ export class WebhookDeliveriesRepo {
     return Number(r!.n);
   }
 
-  /** The oldest due deliveries of one enabled endpoint, with the event and the endpoint's secrets. */
-  dueOf(endpointId: string, nowMs: number, limit: number): Promise<DueRow[]> {
-    return this.db.all<DueRow>(
-      `SELECT d.id, d.endpoint_id, d.event_id, d.topic, d.attempts, e.url, e.secret, e.previous_secret, e.previous_secret_until,
-              o.company_id, o.data, o.test, o.created_at AS event_created_at
-       FROM webhook_deliveries d ${this.db.dialect.indexHint('webhook_deliveries_endpoint_state')}
-       JOIN webhook_endpoints e ON e.id = d.endpoint_id AND e.enabled = 1
-       JOIN outbox o ON o.id = d.event_id
-       WHERE d.endpoint_id = ? AND d.state = 'pending' AND d.next_attempt_at <= ? ORDER BY d.seq LIMIT ?`,
-      [endpointId, nowMs, limit],
+  /**
+   * Leases the oldest due deliveries of one endpoint (its row locked by `lockEndpoint`, so no
+   * other take runs on them), in one statement; answers them oldest first. No `state` test
+   * outside the subquery: SQLite's planner would then scan the state index instead of the rowids.
+   */
+  async leaseDue(endpointId: string, nowMs: number, limit: number, token: string, untilMs: number, at: string): Promise<LeasedRow[]> {
+    const rows = await this.db.all<LeasedRow & { seq: number }>(
+      `UPDATE webhook_deliveries SET state = 'in_flight', lease_until = ?, lease_token = ?, updated_at = ?
+       WHERE seq IN (SELECT seq FROM webhook_deliveries ${this.db.dialect.indexHint('webhook_deliveries_endpoint_state')}
+                     WHERE endpoint_id = ? AND state = 'pending' AND next_attempt_at <= ? ORDER BY seq LIMIT ?)
+       RETURNING seq, id, event_id, topic, attempts`,
+      [untilMs, token, at, endpointId, nowMs, limit],
     );
+    // RETURNING promises no order.
+    return rows.sort((a, b) => Number(a.seq) - Number(b.seq)).map((r) => ({ id: r.id, event_id: r.event_id, topic: r.topic, attempts: Number(r.attempts) }));
+  }
+
+  /** Events by id (those pruned meanwhile are missing). */
+  events(ids: string[]): Promise<EventRow[]> {
+    return ids.length ? this.db.all<EventRow>(`SELECT id, company_id, data, test, created_at FROM outbox WHERE id IN (${ids.map(() => '?').join(', ')})`, ids) : Promise.resolve([]);
   }
 
   /** How many deliveries are in each state. */
   async countByState(): Promise<Record<string, number>> {
     const rows = await this.db.all<{ state: string; n: number }>('SELECT state, count(*) AS n FROM webhook_deliveries GROUP BY state');
     return Object.fromEntries(rows.map((r) => [r.state, Number(r.n)]));
-  }
-
-  /** Takes pending deliveries under one lease; answers the ids taken (a row changed meanwhile is left). */
-  async lease(ids: string[], token: string, untilMs: number, at: string): Promise<Set<string>> {
-    const taken = new Set<string>();
-    // One row at a time: an `id IN (…)` list leads SQLite's planner to the state index instead of the id.
-    for (const id of ids) {
-      const { changes } = await this.db.run(
-        "UPDATE webhook_deliveries SET state = 'in_flight', lease_until = ?, lease_token = ?, updated_at = ? WHERE id = ? AND state = 'pending'",
-        [untilMs, token, at, id],
-      );
-      if (changes === 1) taken.add(id);
-    }
-    return taken;
   }
 
   /** When the next pending delivery of an enabled endpoint falls due, or the next lease ends (ms), or null. */
@@ -181,19 +228,47 @@ export class WebhookDeliveriesRepo {
    * whose lease ended, the delivery since taken again, records nothing). Answers whether it did.
    */
   async record(r: AttemptResult, token: string): Promise<boolean> {
-    const { changes } = await this.db.run(
-      `UPDATE webhook_deliveries SET state = ?, attempts = ?, next_attempt_at = ?, last_status = ?, last_failure = ?, updated_at = ?,
-         delivered_at = COALESCE(?, delivered_at), lease_until = NULL, lease_token = NULL
-       WHERE id = ? AND state = 'in_flight' AND lease_token = ?`,
-      [r.next.state, r.attempt, r.next.at, r.status, r.failure, r.at, r.next.state === 'delivered' ? r.at : null, r.deliveryId, token],
-    );
-    if (changes !== 1) return false;
-    await this.db.run(
-      `INSERT INTO webhook_attempts (delivery_id, company_id, attempt, at, duration_ms, status, failure, detail, response_excerpt, response_bytes)
-       VALUES (?, (SELECT company_id FROM webhook_deliveries WHERE id = ?), ?, ?, ?, ?, ?, ?, ?, ?)`,
-      [r.deliveryId, r.deliveryId, r.attempt, r.at, Math.round(r.durationMs), r.status, r.failure, r.detail, r.responseExcerpt, r.responseBytes],
-    );
-    return true;
+    return (await this.recordMany([{ ...r, token }])).has(r.deliveryId);
+  }
+
+  /** Several results (see record); answers the deliveries recorded. */
+  async recordMany(results: (AttemptResult & { token: string })[]): Promise<Set<string>> {
+    const recorded = new Set<string>();
+    const next = (r: AttemptResult) => [r.next.state, r.attempt, r.next.at, r.status, r.failure, r.at, r.next.state === 'delivered' ? r.at : null];
+    for (let i = 0; i < results.length; i += ROWS_PER_STATEMENT) {
+      const part = results.slice(i, i + ROWS_PER_STATEMENT);
+      if (this.db.dialect.bulkUpdate) {
+        // Typed values: PostgreSQL would read untyped parameters in a VALUES list as text.
+        const rows = await this.db.all<{ id: string }>(
+          `UPDATE webhook_deliveries SET state = v.column3, attempts = v.column4, next_attempt_at = v.column5, last_status = v.column6,
+             last_failure = v.column7, updated_at = v.column8, delivered_at = COALESCE(v.column9, webhook_deliveries.delivered_at),
+             lease_until = NULL, lease_token = NULL
+           FROM (VALUES ${part.map(() => '(CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS INTEGER), CAST(? AS BIGINT), CAST(? AS INTEGER), CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS TEXT))').join(', ')}) AS v
+           WHERE webhook_deliveries.id = v.column1 AND webhook_deliveries.state = 'in_flight' AND webhook_deliveries.lease_token = v.column2
+           RETURNING webhook_deliveries.id`,
+          part.flatMap((r) => [r.deliveryId, r.token, ...next(r)]),
+        );
+        for (const row of rows) recorded.add(row.id);
+      } else {
+        for (const r of part) {
+          const { changes } = await this.db.run(
+            `UPDATE webhook_deliveries SET state = ?, attempts = ?, next_attempt_at = ?, last_status = ?, last_failure = ?, updated_at = ?,
+               delivered_at = COALESCE(?, delivered_at), lease_until = NULL, lease_token = NULL
+             WHERE id = ? AND state = 'in_flight' AND lease_token = ?`,
+            [...next(r), r.deliveryId, r.token],
+          );
+          if (changes === 1) recorded.add(r.deliveryId);
+        }
+      }
+      const stored = part.filter((r) => recorded.has(r.deliveryId));
+      if (!stored.length) continue;
+      await this.db.run(
+        `INSERT INTO webhook_attempts (delivery_id, company_id, attempt, at, duration_ms, status, failure, detail, response_excerpt, response_bytes)
+         VALUES ${stored.map(() => '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)').join(', ')}`,
+        stored.flatMap((r) => [r.deliveryId, r.companyId, r.attempt, r.at, Math.round(r.durationMs), r.status, r.failure, r.detail, r.responseExcerpt, r.responseBytes]),
+      );
+    }
+    return recorded;
   }
 
   /**
