@@ -6,8 +6,6 @@
 // burst; then p50/p99 at a light load (10 events a second, each sent as it is written).
 // Usage: npx tsx bench/webhooks-e2e.ts [events, default 1000] [endpoints, default 4] [in flight per endpoint, default 8] [--postgres]
 // With --postgres, the host runs on a new database of DIWAN_BENCH_DATABASE_URL's server
-// (default postgres://postgres@127.0.0.1:5432/test), dropped after each run. [--postgres]
-// With --postgres, the host runs on a new database of DIWAN_BENCH_DATABASE_URL's server
 // (default postgres://postgres@127.0.0.1:5432/test), dropped after each run.
 // With SQL_TIME=1, also prints where the measured host runs' database time went, by statement.
 import { spawn } from 'node:child_process';
@@ -143,7 +141,6 @@ async function runHost(port: number, events = EVENTS, paceMs = 0): Promise<Resul
   } finally {
     await host.close();
     fs.rmSync(dir, { recursive: true, force: true });
-    if (pgName) await pgAdmin(PG_SERVER, `DROP DATABASE IF EXISTS "${pgName}" WITH (FORCE)`);
     if (pgName) await pgAdmin(PG_SERVER, `DROP DATABASE IF EXISTS "${pgName}" WITH (FORCE)`);
   }
 }
