@@ -106,7 +106,7 @@ describe.each(databases())('delivery workers side by side ($name)', (db) => {
     try {
       const now = Date.now();
       for (const id of ['dl_held', 'dl_free']) {
-        await s.deliveries.insert(id, 'co_a', 'we_1', `ev_${id}`, 'invoice.created', now, new Date(now).toISOString());
+        await s.deliveries.insertMany([{ id, companyId: 'co_a', endpointId: 'we_1', eventId: `ev_${id}`, topic: 'invoice.created' }], now, new Date(now).toISOString());
         await s.deliveries.leaseDue('we_1', now, 1, `lse_${id}`, now - 1, new Date(now).toISOString());
       }
       await frozen.connect();

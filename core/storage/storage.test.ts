@@ -21,6 +21,10 @@ const T0 = '2026-03-01T10:00:00.000Z';
 const T1 = '2026-03-01T11:00:00.000Z';
 const T2 = '2026-03-02T09:00:00.000Z';
 
+/** One pending delivery (the repository writes a fan-out's in bulk). */
+const insertDelivery = (s: Storage, id: string, companyId: string, endpointId: string, eventId: string, topic: string, dueMs: number, at: string) =>
+  s.deliveries.insertMany([{ id, companyId, endpointId, eventId, topic }], dueMs, at);
+
 /** What a column of each schema type is called by each database's catalogue. */
 const TYPE_NAMES: Record<string, Record<string, string>> = {
   sqlite: { text: 'TEXT', int: 'INTEGER', bigint: 'INTEGER', blob: 'BLOB', serial: 'INTEGER' },
@@ -130,7 +134,7 @@ describe.each(databases())('storage on $name', (database) => {
         await f.db.exec(d.createTable({ ...attempts, columns: oldColumns }));
         await f.db.run('DELETE FROM schema_migrations');
         await f.companies.insert({ id: 'co_x', name: 'X', currency: 'SAR', createdAt: T0 });
-        await f.deliveries.insert('dl_x', 'co_x', 'we_x', 'ev_x', 'invoice.created', 0, T0);
+        await insertDelivery(f, 'dl_x', 'co_x', 'we_x', 'ev_x', 'invoice.created', 0, T0);
         await f.db.run("INSERT INTO webhook_attempts (delivery_id, attempt, at, duration_ms, response_excerpt, response_bytes) VALUES ('dl_x', 1, ?, 5, '', 0)", [T0]);
         const gap = await migrate(f.db);
         expect(gap).toMatchObject({ columns: ['webhook_attempts.company_id'], steps: ['2026-11-23-webhook-attempts-company'] });
@@ -257,6 +261,8 @@ describe.each(databases())('storage on $name', (database) => {
         secret: 'sealed', previousSecret: null, previousSecretUntil: null, secretRotatedAt: null, createdAt: T0, updatedAt: T0,
         disabledReason: null, disabledAt: null, disabledDetail: null, failingSince: null, maxInFlight: null, ratePerSecond: null,
       };
+      /** One result under `token`: whether it was recorded. */
+      const record = async (r: AttemptResult, token: string) => (await s.deliveries.recordMany([{ ...r, token }])).has(r.deliveryId);
       const attempt = (deliveryId: string, n: number, next: AttemptResult['next'], status: number | null = 500): AttemptResult => ({
         deliveryId, companyId: 'co_a', attempt: n, at: T1, durationMs: 12.6, status, failure: status === 200 ? null : 'status', detail: null, responseExcerpt: 'no', responseBytes: 2, next,
       });
@@ -278,10 +284,10 @@ describe.each(databases())('storage on $name', (database) => {
 
       it('deliveries: one per event and endpoint, due, leased, fenced, attempts, filters, recovery', async () => {
         const now = 1_770_000_000_000;
-        await s.deliveries.insert('dl_1', 'co_a', 'we_1', 'ev1', 'invoice.created', now - 10, T0);
-        await s.deliveries.insert('dl_dup', 'co_a', 'we_1', 'ev1', 'invoice.created', now - 10, T0);
-        await s.deliveries.insert('dl_2', 'co_a', 'we_1', 'ev3', 'invoice.sent', now + 60_000, T0);
-        await s.deliveries.insert('dl_3', 'co_a', 'we_2', 'ev3', 'invoice.sent', now - 5, T0);
+        await insertDelivery(s, 'dl_1', 'co_a', 'we_1', 'ev1', 'invoice.created', now - 10, T0);
+        await insertDelivery(s, 'dl_dup', 'co_a', 'we_1', 'ev1', 'invoice.created', now - 10, T0);
+        await insertDelivery(s, 'dl_2', 'co_a', 'we_1', 'ev3', 'invoice.sent', now + 60_000, T0);
+        await insertDelivery(s, 'dl_3', 'co_a', 'we_2', 'ev3', 'invoice.sent', now - 5, T0);
         expect((await s.deliveries.list('we_1', { page: 1, pageSize: 10 })).total).toBe(2);
         expect((await s.deliveries.dueEndpoints(now)).sort()).toEqual(['we_1', 'we_2']);
         expect(await s.deliveries.nextDue()).toBe(now - 10);
@@ -295,9 +301,9 @@ describe.each(databases())('storage on $name', (database) => {
         expect(await s.deliveries.inFlightOf('we_1', now + 30_000)).toBe(0);
         expect(await s.deliveries.nextDue()).toBe(now + 30_000);
         // A result under another lease than the one held is not recorded (fencing).
-        expect(await s.deliveries.record(attempt('dl_1', 1, { state: 'delivered', at: null }, 200), 'lse_b')).toBe(false);
+        expect(await record(attempt('dl_1', 1, { state: 'delivered', at: null }, 200), 'lse_b')).toBe(false);
         expect(await s.deliveries.attempts('dl_1')).toEqual([]);
-        expect(await s.deliveries.record(attempt('dl_1', 1, { state: 'pending', at: now + 1000 }), 'lse_a')).toBe(true);
+        expect(await record(attempt('dl_1', 1, { state: 'pending', at: now + 1000 }), 'lse_a')).toBe(true);
         // Released by a stopping worker: due again now; by the wrong token: nothing.
         expect(await s.deliveries.release([{ id: 'dl_3', token: 'lse_x' }], now, T2)).toBe(0);
         expect(await s.deliveries.release([{ id: 'dl_3', token: 'lse_a' }], now, T2)).toBe(1);
@@ -315,14 +321,14 @@ describe.each(databases())('storage on $name', (database) => {
         expect(await s.deliveries.reclaimExpired(now, T2)).toBe(0);
         expect(await s.deliveries.reclaimExpired(now + 30_000, T2)).toBe(1);
         expect(await s.deliveries.get('we_1', 'dl_2')).toMatchObject({ state: 'pending', next_attempt_at: now + 30_000, lease_until: null });
-        expect(await s.deliveries.record(attempt('dl_2', 1, { state: 'delivered', at: null }, 200), 'lse_c')).toBe(false);
+        expect(await record(attempt('dl_2', 1, { state: 'delivered', at: null }, 200), 'lse_c')).toBe(false);
         expect((await s.deliveries.leaseDue('we_1', now + 30_000, 1, 'lse_d', now + 30_000, T1)).map((r) => r.id)).toEqual(['dl_2']);
-        await s.deliveries.record(attempt('dl_2', 1, { state: 'dead', at: null }), 'lse_d');
+        await record(attempt('dl_2', 1, { state: 'dead', at: null }), 'lse_d');
         expect(await s.deliveries.recoverable('we_1', T0)).toEqual({ dead: 1, retrying: 1 });
         await s.deliveries.recover('we_1', T0, now + 5, T2);
         expect((await s.deliveries.list('we_1', { page: 1, pageSize: 10, state: 'pending' })).rows.map((r) => [r.id, r.next_attempt_at])).toEqual([['dl_2', now + 5], ['dl_1', now + 5]]);
         expect((await s.deliveries.leaseDue('we_1', now + 5, 1, 'lse_e', now + 30_000, T1)).map((r) => r.id)).toEqual(['dl_1']);
-        await s.deliveries.record(attempt('dl_1', 2, { state: 'delivered', at: null }, 200), 'lse_e');
+        await record(attempt('dl_1', 2, { state: 'delivered', at: null }, 200), 'lse_e');
         expect(await s.deliveries.get('we_1', 'dl_1')).toMatchObject({ state: 'delivered', delivered_at: T1, attempts: 2 });
         await s.deliveries.reschedule('dl_1', now + 7, T2);
         expect(await s.deliveries.get('we_1', 'dl_1')).toMatchObject({ state: 'pending', next_attempt_at: now + 7 });

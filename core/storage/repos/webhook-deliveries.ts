@@ -127,11 +127,6 @@ const RECOVERABLE = "(state = 'dead' OR (state = 'pending' AND attempts > 0))";
 export class WebhookDeliveriesRepo {
   constructor(private db: Db) {}
 
-  /** One new pending delivery; a second one for the same event and endpoint is ignored. */
-  insert(id: string, companyId: string, endpointId: string, eventId: string, topic: string, dueMs: number, at: string): Promise<void> {
-    return this.insertMany([{ id, companyId, endpointId, eventId, topic }], dueMs, at);
-  }
-
   /** New pending deliveries, a few statements for all (a fan-out's); duplicates are ignored. */
   async insertMany(rows: NewDelivery[], dueMs: number, at: string): Promise<void> {
     for (let i = 0; i < rows.length; i += ROWS_PER_STATEMENT) {
@@ -224,14 +219,10 @@ export class WebhookDeliveriesRepo {
   }
 
   /**
-   * Stores an attempt's result if the lease it was sent under still holds (fencing: a worker
-   * whose lease ended, the delivery since taken again, records nothing). Answers whether it did.
+   * Stores attempts' results, each if the lease it was sent under still holds (fencing: a worker
+   * whose lease ended, the delivery since taken again, records nothing); answers the deliveries
+   * recorded.
    */
-  async record(r: AttemptResult, token: string): Promise<boolean> {
-    return (await this.recordMany([{ ...r, token }])).has(r.deliveryId);
-  }
-
-  /** Several results (see record); answers the deliveries recorded. */
   async recordMany(results: (AttemptResult & { token: string })[]): Promise<Set<string>> {
     const recorded = new Set<string>();
     const next = (r: AttemptResult) => [r.next.state, r.attempt, r.next.at, r.status, r.failure, r.at, r.next.state === 'delivered' ? r.at : null];
