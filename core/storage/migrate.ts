@@ -1,9 +1,9 @@
 // Brings a database to the declared schema, the same way on every database: what schema.ts
 // declares and the database lacks (a table, a column, an index) is created, in one transaction.
-// Changes a declaration cannot say (a backfill, a rename) are named steps, each applied once
-// and recorded. Nothing is ever dropped here. Processes starting together against one empty
-// database take turns: the dialect's migration lock is held to the end of the transaction, and
-// each one looks at what is missing only once it holds it.
+// Changes a declaration cannot say (a backfill, a rename, an index replaced) are named steps,
+// each applied once and recorded; nothing else is ever dropped. Processes starting together
+// against one empty database take turns: the dialect's migration lock is held to the end of the
+// transaction, and each one looks at what is missing only once it holds it.
 import type { Db } from './db.ts';
 import { ident } from './dialect.ts';
 import { tables as coreTables, type TableDef } from './schema.ts';
@@ -23,6 +23,14 @@ export const coreSteps: DataMigration[] = [
       await db.run(
         "UPDATE webhook_attempts SET company_id = COALESCE((SELECT d.company_id FROM webhook_deliveries d WHERE d.id = webhook_attempts.delivery_id), '') WHERE company_id = ''",
       );
+    },
+  },
+  {
+    // The delivery indexes by state held every row ever delivered, and each row moved in them
+    // twice; the partial indexes that replaced them hold only the rows still pending or in flight.
+    id: '2026-11-27-webhook-deliveries-partial-indexes',
+    async up(db) {
+      for (const index of ['webhook_deliveries_due', 'webhook_deliveries_endpoint_state']) await db.exec(`DROP INDEX IF EXISTS ${ident(index)}`);
     },
   },
 ];

@@ -130,9 +130,10 @@ export const tables: TableDef[] = [
     },
     unique: [['endpoint_id', 'event_id']],
     indexes: {
-      webhook_deliveries_due: { columns: ['state', 'next_attempt_at', 'endpoint_id'] },
       webhook_deliveries_endpoint: { columns: ['endpoint_id', 'seq'] },
-      webhook_deliveries_endpoint_state: { columns: ['endpoint_id', 'state', 'seq'] },
+      webhook_deliveries_pending: { columns: ['endpoint_id', 'seq'], where: "state = 'pending'" },
+      webhook_deliveries_due_at: { columns: ['next_attempt_at', 'endpoint_id'], where: "state = 'pending'" },
+      webhook_deliveries_leases: { columns: ['endpoint_id', 'lease_until'], where: "state = 'in_flight'" },
     },
   },
   {

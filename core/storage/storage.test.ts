@@ -137,8 +137,27 @@ describe.each(databases())('storage on $name', (database) => {
         await insertDelivery(f, 'dl_x', 'co_x', 'we_x', 'ev_x', 'invoice.created', 0, T0);
         await f.db.run("INSERT INTO webhook_attempts (delivery_id, attempt, at, duration_ms, response_excerpt, response_bytes) VALUES ('dl_x', 1, ?, 5, '', 0)", [T0]);
         const gap = await migrate(f.db);
-        expect(gap).toMatchObject({ columns: ['webhook_attempts.company_id'], steps: ['2026-11-23-webhook-attempts-company'] });
+        expect(gap).toMatchObject({ columns: ['webhook_attempts.company_id'], steps: ['2026-11-23-webhook-attempts-company', '2026-11-27-webhook-deliveries-partial-indexes'] });
         expect(await f.db.all('SELECT delivery_id, company_id FROM webhook_attempts')).toEqual([{ delivery_id: 'dl_x', company_id: 'co_x' }]);
+        expect(isCurrent(await migrate(f.db))).toBe(true);
+      } finally {
+        await f.close();
+        await fresh.drop();
+      }
+    });
+
+    it('replaces the delivery indexes of every state with partial ones (a data step, once)', async () => {
+      const fresh = await database.location();
+      const f = await fresh.open();
+      try {
+        const indexNames = async () => new Set((await f.db.all<{ name: string }>(f.db.dialect.indexesSql)).map((r) => r.name));
+        await f.db.exec('CREATE INDEX webhook_deliveries_due ON webhook_deliveries (state, next_attempt_at, endpoint_id)');
+        await f.db.exec('CREATE INDEX webhook_deliveries_endpoint_state ON webhook_deliveries (endpoint_id, state, seq)');
+        await f.db.run("DELETE FROM schema_migrations WHERE id = '2026-11-27-webhook-deliveries-partial-indexes'");
+        expect((await migrate(f.db)).steps).toEqual(['2026-11-27-webhook-deliveries-partial-indexes']);
+        const after = await indexNames();
+        for (const gone of ['webhook_deliveries_due', 'webhook_deliveries_endpoint_state']) expect(after.has(gone), gone).toBe(false);
+        for (const kept of ['webhook_deliveries_pending', 'webhook_deliveries_due_at', 'webhook_deliveries_leases']) expect(after.has(kept), kept).toBe(true);
         expect(isCurrent(await migrate(f.db))).toBe(true);
       } finally {
         await f.close();

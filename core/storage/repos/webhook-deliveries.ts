@@ -141,7 +141,11 @@ export class WebhookDeliveriesRepo {
 
   /** Endpoints with a due delivery. */
   async dueEndpoints(nowMs: number): Promise<string[]> {
-    const rows = await this.db.all<{ endpoint_id: string }>("SELECT DISTINCT endpoint_id FROM webhook_deliveries WHERE state = 'pending' AND next_attempt_at <= ?", [nowMs]);
+    // SQLite would rather walk every pending row (by endpoint) than the due ones (by time).
+    const rows = await this.db.all<{ endpoint_id: string }>(
+      `SELECT DISTINCT endpoint_id FROM webhook_deliveries ${this.db.dialect.indexHint('webhook_deliveries_due_at')} WHERE state = 'pending' AND next_attempt_at <= ?`,
+      [nowMs],
+    );
     return rows.map((r) => r.endpoint_id);
   }
 
@@ -188,7 +192,7 @@ export class WebhookDeliveriesRepo {
   async leaseDue(endpointId: string, nowMs: number, limit: number, token: string, untilMs: number, at: string): Promise<LeasedRow[]> {
     const rows = await this.db.all<LeasedRow & { seq: number }>(
       `UPDATE webhook_deliveries SET state = 'in_flight', lease_until = ?, lease_token = ?, updated_at = ?
-       WHERE seq IN (SELECT seq FROM webhook_deliveries ${this.db.dialect.indexHint('webhook_deliveries_endpoint_state')}
+       WHERE seq IN (SELECT seq FROM webhook_deliveries ${this.db.dialect.indexHint('webhook_deliveries_pending')}
                      WHERE endpoint_id = ? AND state = 'pending' AND next_attempt_at <= ? ORDER BY seq LIMIT ?)
        RETURNING seq, id, event_id, topic, attempts`,
       [untilMs, token, at, endpointId, nowMs, limit],
