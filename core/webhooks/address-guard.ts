@@ -1,7 +1,7 @@
 // Decides whether a webhook URL may be called, and which address to pin the connection to,
 // so an endpoint cannot aim the host at itself, its network or a cloud metadata service.
 import dns from 'node:dns';
-import net from 'node:net';
+import net, { type LookupFunction } from 'node:net';
 import ipaddr from 'ipaddr.js';
 
 export interface GuardOptions {
@@ -111,4 +111,28 @@ export async function guardUrl(input: string | URL, options: GuardOptions = {}):
   }
   const first = answers[0];
   return { ok: true, url, address: first.address, family: first.family === 6 ? 6 : 4 };
+}
+
+/** The error a guarded lookup fails with when the name resolves to an address refused. */
+export const REFUSED_ADDRESS_CODE = 'ERR_DIWAN_REFUSED_ADDRESS';
+
+/**
+ * A `lookup` for pooled connections: each new connection resolves the name again (an attempt's
+ * `guardUrl` answer may be older than the connection), so the same check runs on that answer.
+ */
+export function guardedLookup(options: GuardOptions = {}): LookupFunction {
+  return (hostname, opts, callback) => {
+    (options.lookup ?? systemLookup)(hostname).then(
+      (answers) => {
+        const refused = answers.find((a) => !isAddressAllowed(a.address, options));
+        if (refused || !answers.length) {
+          const err = Object.assign(new Error(refused ? `refused address ${refused.address}` : 'no address'), { code: refused ? REFUSED_ADDRESS_CODE : 'ENOTFOUND' });
+          return void callback(err, '', 0);
+        }
+        if (opts.all) (callback as (e: null, a: dns.LookupAddress[]) => void)(null, answers);
+        else callback(null, answers[0].address, answers[0].family);
+      },
+      (err: NodeJS.ErrnoException) => callback(err, '', 0),
+    );
+  };
 }

@@ -9,8 +9,7 @@
 // woken by this process's emits, other processes' (the change feed), finished attempts, and a
 // timer for the next due retry, throttled endpoint or ending lease.
 import os from 'node:os';
-import http from 'node:http';
-import https from 'node:https';
+import type { Dispatcher as HttpDispatcher } from 'undici';
 import type { Db } from '../storage/db.ts';
 import type { Outbox } from '../events/outbox.ts';
 import { TopicMatcher } from '../events/matcher.ts';
@@ -24,7 +23,7 @@ import { Deliveries, EXCERPT_BYTES, type AttemptOutcome, type DueRow } from './d
 import type { EndpointHealth } from './health.ts';
 import { SignerPool } from './signer-pool.ts';
 import { SIGNATURE_HEADER, signHeader, unixSeconds } from './signature.ts';
-import { sendDelivery, type SendResult } from './send.ts';
+import { sendDelivery, webhookAgent, type SendResult } from './send.ts';
 import { nextState } from './ladder.ts';
 
 export interface DispatcherDeps {
@@ -88,7 +87,7 @@ export class Dispatcher {
   private fanOutDue = true;
   private signer?: SignerPool;
   /** Keep-alive connections per origin; a new connection still goes through the pinned, guarded lookup. */
-  private agents?: { http: http.Agent; https: https.Agent };
+  private agent?: HttpDispatcher;
   private started = false;
   private stopping = false;
   private wakeScheduled = false;
@@ -322,16 +321,9 @@ export class Dispatcher {
     if (n) this.attemptsByResult.set('fenced', (this.attemptsByResult.get('fenced') ?? 0) + n);
   }
 
-  private agentFor(url: string): http.Agent {
-    // No socket limit per origin: the per-endpoint caps bound the attempts, and two endpoints on
-    // one origin must not wait for each other's sockets. Idle sockets kept: enough for caps above
-    // the default, or each attempt past the kept number would open (and close) a connection.
-    const free = Math.max(64, this.deps.config.maxInFlightPerEndpoint);
-    this.agents ??= {
-      http: new http.Agent({ keepAlive: true, maxFreeSockets: free, timeout: 30_000 }),
-      https: new https.Agent({ keepAlive: true, maxFreeSockets: free, timeout: 30_000 }),
-    };
-    return url.startsWith('https:') ? this.agents.https : this.agents.http;
+  private agentFor(): HttpDispatcher {
+    const { allowLoopback, allowPrivate } = this.deps.config;
+    return (this.agent ??= webhookAgent({ allowLoopback, allowPrivate }));
   }
 
   private attempt(r: DueRow, token: string, body: Buffer, signature: string): Promise<void> {
@@ -348,7 +340,7 @@ export class Dispatcher {
           allowLoopback: config.allowLoopback,
           allowPrivate: config.allowPrivate,
           maxResponseBytes: EXCERPT_BYTES,
-          agent: this.agentFor(r.url),
+          agent: this.agentFor(),
         });
       } catch (err) {
         result = { ok: false, failure: 'other', detail: String(err), durationMs: 0, responseExcerpt: '', responseBytes: 0 };
@@ -528,9 +520,9 @@ export class Dispatcher {
       const cut = [...this.leases].map(([id, token]) => ({ id, token }));
       await this.deps.deliveries.release(cut, this.deps.clock.now()).catch(() => {});
     }
-    this.agents?.http.destroy();
-    this.agents?.https.destroy();
-    this.agents = undefined;
+    const agent = this.agent;
+    this.agent = undefined;
+    await agent?.destroy().catch(() => {});
     const signer = this.signer;
     this.signer = undefined;
     await signer?.close();

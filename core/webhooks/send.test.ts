@@ -3,11 +3,11 @@ import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifySignature } from '../../sdk/verify-signature.ts';
-import { sendDelivery, type SendOptions } from './send.ts';
+import { sendDelivery, webhookAgent, type SendOptions } from './send.ts';
 import { SIGNATURE_HEADER, signHeader } from './signature.ts';
 
 // One loopback server whose behaviour is picked by the request path.
-const received: { path: string; headers: http.IncomingHttpHeaders; body: string }[] = [];
+const received: { path: string; headers: http.IncomingHttpHeaders; body: string; port?: number }[] = [];
 const hanging: http.ServerResponse[] = [];
 let server: http.Server;
 let base: string;
@@ -18,7 +18,7 @@ beforeAll(async () => {
     req.setEncoding('utf8');
     req.on('data', (c) => (body += c));
     req.on('end', () => {
-      received.push({ path: req.url ?? '', headers: req.headers, body });
+      received.push({ path: req.url ?? '', headers: req.headers, body, port: req.socket.remotePort });
       switch (req.url) {
         case '/verify': {
           const v = verifySignature(body, req.headers[SIGNATURE_HEADER] as string, 'whsec_receiver');
@@ -193,6 +193,34 @@ describe('sendDelivery', () => {
   it('reports TLS failures as tls', async () => {
     const r = await sendDelivery(opts('/ok', { url: base.replace('http:', 'https:') + '/ok' }));
     expect(r).toMatchObject({ ok: false, failure: 'tls' });
+  });
+
+  it('through a shared agent, keeps the connection for the next attempt', async () => {
+    const agent = webhookAgent({ allowLoopback: true });
+    try {
+      for (let i = 0; i < 3; i++) {
+        expect(await sendDelivery(opts('/ok', { agent }))).toMatchObject({ ok: true, status: 200 });
+        // The pool hears that the connection is free a moment after the body ends.
+        await new Promise((r) => setImmediate(r));
+      }
+      expect(new Set(received.slice(-3).map((x) => x.port)).size).toBe(1);
+    } finally {
+      await agent.destroy();
+    }
+  });
+
+  it('a shared agent guards each new connection: a name that now resolves to a refused address is not connected to', async () => {
+    // The attempt's guard saw an allowed answer; the connection resolves the name again and is refused.
+    const agent = webhookAgent({ allowLoopback: false, lookup: async () => [{ address: '127.0.0.1', family: 4 }] });
+    const before = received.length;
+    try {
+      const port = new URL(base).port;
+      const r = await sendDelivery(opts('', { url: `http://rebound.test:${port}/ok`, agent, lookup: async () => [{ address: '127.0.0.1', family: 4 }] }));
+      expect(r).toMatchObject({ ok: false, failure: 'refused_address', detail: 'ERR_DIWAN_REFUSED_ADDRESS' });
+      expect(received.length).toBe(before);
+    } finally {
+      await agent.destroy();
+    }
   });
 
   it('refuses other schemes and URLs with credentials', async () => {

@@ -1,9 +1,10 @@
-// One delivery attempt: guard the address, POST to it with the connection pinned to that address,
-// read a bounded excerpt of the reply, and report the outcome as data. Never throws.
-import http from 'node:http';
-import https from 'node:https';
+// One delivery attempt: guard the address, POST to it with the connection pinned to that address
+// (through a shared agent: on a connection whose own lookup was guarded), read a bounded excerpt
+// of the reply, and report the outcome as data. Never throws.
 import type { LookupFunction } from 'node:net';
-import { guardUrl, type GuardOptions, type GuardReason } from './address-guard.ts';
+import type { Readable } from 'node:stream';
+import { Agent, Client, type Dispatcher } from 'undici';
+import { guardedLookup, guardUrl, REFUSED_ADDRESS_CODE, type GuardOptions, type GuardReason } from './address-guard.ts';
 
 export type SendFailure =
   | 'timeout'
@@ -26,8 +27,8 @@ export interface SendOptions extends GuardOptions {
   maxResponseBytes?: number;
   /** Bytes counted before the connection is dropped; a reply this long is not worth reading on. */
   hardCapBytes?: number;
-  /** Connection reuse is the caller's choice; by default each attempt has its own connection. */
-  agent?: http.Agent | false;
+  /** Connection reuse is the caller's choice (`webhookAgent`); by default each attempt has its own connection. */
+  agent?: Dispatcher;
 }
 
 export interface SendResult {
@@ -57,10 +58,22 @@ const TLS_CODES = /^(ERR_TLS_|ERR_SSL_|EPROTO$|CERT_|UNABLE_TO_|DEPTH_ZERO_|SELF
 function classify(err: NodeJS.ErrnoException): SendFailure {
   const code = err.code ?? '';
   if (code === 'ECONNREFUSED') return 'connection_refused';
-  if (code === 'ECONNRESET' || code === 'EPIPE' || code === 'ECONNABORTED') return 'connection_reset';
+  if (code === 'UND_ERR_CONNECT_TIMEOUT') return 'timeout';
+  // UND_ERR_SOCKET: undici's word for a connection the other side closed or reset.
+  if (code === 'ECONNRESET' || code === 'EPIPE' || code === 'ECONNABORTED' || code === 'UND_ERR_SOCKET') return 'connection_reset';
   if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return 'dns';
+  if (code === REFUSED_ADDRESS_CODE) return 'refused_address';
   if (TLS_CODES.test(code)) return 'tls';
   return 'other';
+}
+
+/**
+ * Keep-alive connections for attempts (undici: a third of node:http's client cost per request).
+ * No connection limit per origin: the per-endpoint caps bound the attempts, and two endpoints on
+ * one origin must not wait for each other. Each new connection is guarded again.
+ */
+export function webhookAgent(options: GuardOptions): Dispatcher {
+  return new Agent({ pipelining: 1, connect: { lookup: guardedLookup(options) } });
 }
 
 export async function sendDelivery(options: SendOptions): Promise<SendResult> {
@@ -72,18 +85,25 @@ export async function sendDelivery(options: SendOptions): Promise<SendResult> {
 
   return new Promise<SendResult>((resolve) => {
     let settled = false;
-    let req: http.ClientRequest | undefined;
+    const abort = new AbortController();
+    let own: Client | undefined;
+    let body: Readable | undefined;
     const chunks: Buffer[] = [];
     let kept = 0;
     let seen = 0;
     let status: number | undefined;
     let address: string | undefined;
 
-    const finish = (result: Omit<SendResult, 'durationMs' | 'responseExcerpt' | 'responseBytes'>) => {
+    const finish = (result: Omit<SendResult, 'durationMs' | 'responseExcerpt' | 'responseBytes'>, complete = false) => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
-      req?.destroy();
+      // Cut short (a timeout, the hard cap): the connection goes, not back to the pool.
+      if (!complete) {
+        abort.abort();
+        body?.destroy();
+      }
+      own?.destroy().catch(() => {});
       resolve({
         ...result,
         ...(address !== undefined ? { address } : {}),
@@ -92,6 +112,8 @@ export async function sendDelivery(options: SendOptions): Promise<SendResult> {
         responseBytes: seen,
       });
     };
+    const failed = (err: NodeJS.ErrnoException) =>
+      finish({ ok: false, failure: classify(err), ...(status !== undefined ? { status } : {}), detail: err.code ?? err.message });
 
     // One deadline for the whole attempt: a slow DNS answer, a silent server or a slow drip all end here.
     const timer = setTimeout(() => {
@@ -112,55 +134,44 @@ export async function sendDelivery(options: SendOptions): Promise<SendResult> {
           return;
         }
         address = guard.address;
-        // The connection goes to the guarded address whatever the name resolves to now.
-        const pinned: LookupFunction = (_hostname, opts, callback) => {
-          if (opts.all) (callback as (e: null, a: { address: string; family: number }[]) => void)(null, [{ address: guard.address, family: guard.family }]);
-          else callback(null, guard.address, guard.family);
-        };
-        const body = typeof options.body === 'string' ? Buffer.from(options.body, 'utf8') : options.body;
-        const transport = guard.url.protocol === 'https:' ? https : http;
-        try {
-          req = transport.request(guard.url, {
-            method: 'POST',
-            lookup: pinned,
-            agent: options.agent ?? false,
-            headers: {
-              'content-type': 'application/json',
-              'user-agent': 'Diwan-Webhooks/1',
-              ...options.headers,
-              'content-length': String(body.byteLength),
-            },
-          });
-        } catch (err) {
-          finish({ ok: false, failure: 'other', detail: String(err) });
-          return;
+        let dispatcher = options.agent;
+        if (!dispatcher) {
+          // A connection of its own, to the guarded address whatever the name resolves to now.
+          const pinned: LookupFunction = (_hostname, opts, callback) => {
+            if (opts.all) (callback as (e: null, a: { address: string; family: number }[]) => void)(null, [{ address: guard.address, family: guard.family }]);
+            else callback(null, guard.address, guard.family);
+          };
+          dispatcher = own = new Client(guard.url.origin, { pipelining: 1, connect: { lookup: pinned } });
         }
-        req.on('error', (err: NodeJS.ErrnoException) => {
-          finish({ ok: false, failure: classify(err), ...(status !== undefined ? { status } : {}), detail: err.code ?? err.message });
-        });
-        req.on('response', (res) => {
-          status = res.statusCode ?? 0;
-          const code = status;
-          res.on('data', (chunk: Buffer) => {
-            seen += chunk.length;
-            if (kept < maxExcerpt) {
-              const part = chunk.subarray(0, maxExcerpt - kept);
-              chunks.push(part);
-              kept += part.length;
-            }
-            if (seen > hardCap) {
-              seen = hardCap;
-              finish({ ...verdict(code), responseTruncated: true });
-            }
-          });
-          res.on('end', () => finish(verdict(code)));
-          res.on('error', (err: NodeJS.ErrnoException) => {
-            finish({ ok: false, status: code, failure: classify(err), detail: err.code ?? err.message });
-          });
-          // A server dropping the connection mid-body: 'aborted' comes without an 'error' on older paths.
-          res.on('aborted', () => finish({ ok: false, status: code, failure: 'connection_reset', detail: 'response aborted' }));
-        });
-        req.end(body);
+        dispatcher
+          .request({
+            origin: guard.url.origin,
+            path: guard.url.pathname + guard.url.search,
+            method: 'POST',
+            signal: abort.signal,
+            headers: { 'content-type': 'application/json', 'user-agent': 'Diwan-Webhooks/1', ...options.headers },
+            body: typeof options.body === 'string' ? Buffer.from(options.body, 'utf8') : options.body,
+          })
+          .then((res) => {
+            if (settled) return void res.body.destroy();
+            status = res.statusCode;
+            body = res.body;
+            const code = status;
+            body.on('data', (chunk: Buffer) => {
+              seen += chunk.length;
+              if (kept < maxExcerpt) {
+                const part = chunk.subarray(0, maxExcerpt - kept);
+                chunks.push(part);
+                kept += part.length;
+              }
+              if (seen > hardCap) {
+                seen = hardCap;
+                finish({ ...verdict(code), responseTruncated: true });
+              }
+            });
+            body.on('end', () => finish(verdict(code), true));
+            body.on('error', failed);
+          }, failed);
       },
       (err: unknown) => finish({ ok: false, failure: 'other', detail: String(err) }),
     );
