@@ -46,6 +46,11 @@ async function startReceiver(): Promise<{ port: number; stop(): void }> {
   return { port, stop: () => child.kill() };
 }
 
+const cpuPer = (since: NodeJS.CpuUsage, n: number) => {
+  const c = process.cpuUsage(since);
+  return (c.user + c.system) / n;
+};
+
 function pct(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 }
@@ -57,6 +62,8 @@ interface Result {
   perSecond: number;
   p50: number;
   p99: number;
+  /** CPU time of this process (every thread: the signing pool's too) per delivery, µs. */
+  cpuUs: number;
 }
 
 /** Events of the light load, one every LIGHT_MS; the first WARM_UP of each side are not timed (a server runs warm). */
@@ -126,6 +133,7 @@ async function runHost(port: number, events = EVENTS, paceMs = 0): Promise<Resul
 
     host.webhooks.start();
     const started = performance.now();
+    const cpu0 = process.cpuUsage();
     for (let i = 0; i < events; i++) {
       if (paceMs) await sleep(paceMs);
       // One committed write per event, as a document write's transaction would emit it.
@@ -135,9 +143,10 @@ async function runHost(port: number, events = EVENTS, paceMs = 0): Promise<Resul
     }
     await allDone;
     const seconds = (performance.now() - started) / 1000;
+    const cpuUs = cpuPer(cpu0, delivered);
     latencies.sort((a, b) => a - b);
     if (failed) console.error(`host: ${failed} failed attempts`);
-    return { name: 'host (outbox → pool-signed → guarded POST → log)', deliveries: delivered, seconds, perSecond: delivered / seconds, p50: pct(latencies, 50), p99: pct(latencies, 99) };
+    return { name: 'host (outbox → pool-signed → guarded POST → log)', deliveries: delivered, seconds, perSecond: delivered / seconds, p50: pct(latencies, 50), p99: pct(latencies, 99), cpuUs };
   } finally {
     await host.close();
     fs.rmSync(dir, { recursive: true, force: true });
@@ -151,6 +160,7 @@ async function runBare(port: number, events = EVENTS, paceMs = 0): Promise<Resul
   const jobs: { body: string; endpoint: number; ready: number; eventId: string; warm: boolean }[] = [];
   const latencies: number[] = [];
   const started = performance.now();
+  const cpu0 = process.cpuUsage();
   let produced = 0;
   const produce = async () => {
     for (let i = 0; i < events; i++) {
@@ -188,9 +198,10 @@ async function runBare(port: number, events = EVENTS, paceMs = 0): Promise<Resul
   };
   await Promise.all([producing, ...Array.from({ length: CONCURRENCY }, worker)]);
   const seconds = (performance.now() - started) / 1000;
+  const cpuUs = cpuPer(cpu0, delivered);
   await pool.close();
   latencies.sort((a, b) => a - b);
-  return { name: 'bare undici loop (inline sign, keep-alive POST)', deliveries: delivered, seconds, perSecond: delivered / seconds, p50: pct(latencies, 50), p99: pct(latencies, 99) };
+  return { name: 'bare undici loop (inline sign, keep-alive POST)', deliveries: delivered, seconds, perSecond: delivered / seconds, p50: pct(latencies, 50), p99: pct(latencies, 99), cpuUs };
 }
 
 const receiver = await startReceiver();
@@ -212,12 +223,14 @@ try {
     console.log(`${r.name.padEnd(52)} ${r.perSecond.toFixed(0).padStart(7)} deliveries/s  p50 ${r.p50.toFixed(1)} ms  p99 ${r.p99.toFixed(1)} ms  (${r.deliveries} in ${r.seconds.toFixed(2)} s)`);
   }
   console.log(`ratio host/bare throughput: ${(host.perSecond / bare.perSecond).toFixed(3)}`);
+  // Steadier than throughput where other tenants share the cores: the work each side does per delivery.
+  console.log(`CPU per delivery (this process, all threads): host ${host.cpuUs.toFixed(0)} µs, bare ${bare.cpuUs.toFixed(0)} µs, ratio bare/host ${(bare.cpuUs / host.cpuUs).toFixed(3)}`);
   if (sql) console.log(sql.report(2 * EVENTS * ENDPOINTS, 'delivery'));
   // Light load: latency, not throughput.
   const lightHost = await runHost(receiver.port, LIGHT_EVENTS, LIGHT_MS);
   const lightBare = await runBare(receiver.port, LIGHT_EVENTS, LIGHT_MS);
   console.log(`light load (${1000 / LIGHT_MS} events/s × ${ENDPOINTS} endpoints, ${LIGHT_EVENTS} events): host p50 ${lightHost.p50.toFixed(1)} ms p99 ${lightHost.p99.toFixed(1)} ms; bare p50 ${lightBare.p50.toFixed(1)} ms p99 ${lightBare.p99.toFixed(1)} ms`);
-  console.log(JSON.stringify({ bench: 'webhooks-e2e', events: EVENTS, endpoints: ENDPOINTS, perEndpoint: PER_ENDPOINT, host, bare, ratio: host.perSecond / bare.perSecond, light: { host: lightHost, bare: lightBare } }));
+  console.log(JSON.stringify({ bench: 'webhooks-e2e', events: EVENTS, endpoints: ENDPOINTS, perEndpoint: PER_ENDPOINT, host, bare, ratio: host.perSecond / bare.perSecond, cpuRatio: bare.cpuUs / host.cpuUs, light: { host: lightHost, bare: lightBare } }));
 } finally {
   receiver.stop();
 }
