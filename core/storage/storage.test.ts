@@ -316,6 +316,8 @@ describe.each(databases())('storage on $name', (database) => {
         expect(await s.deliveries.leaseDue('we_1', now, 10, 'lse_b', now + 30_000, T1)).toEqual([]);
         expect(await s.deliveries.get('we_1', 'dl_1')).toMatchObject({ state: 'in_flight', lease_token: 'lse_a', lease_until: now + 30_000, updated_at: T1 });
         expect(await s.deliveries.events(['ev1', 'ev_gone'])).toEqual([{ id: 'ev1', company_id: 'co_a', data: '{"a":1}', test: 0, created_at: T0 }]);
+        // Three ids go as four (the last repeated): each event still comes once.
+        expect(await s.deliveries.events(['ev_gone', 'ev_x', 'ev1'])).toEqual([{ id: 'ev1', company_id: 'co_a', data: '{"a":1}', test: 0, created_at: T0 }]);
         expect(await s.deliveries.inFlightOf('we_1', now)).toBe(1);
         expect(await s.deliveries.inFlightOf('we_1', now + 30_000)).toBe(0);
         expect(await s.deliveries.nextDue()).toBe(now + 30_000);
