@@ -2,13 +2,14 @@
 // host (outbox → fan-out → batched signing on the pool → guarded POST → delivery log) vs a
 // bare undici loop that signs inline and POSTs the same bodies to the same receiver, at the
 // same concurrency, in the same run. The receiver runs in a child process so that it costs
-// both cases alike. Prints deliveries/s, their ratio, and p50/p99 latency (write → 2xx) under a
+// both cases alike; so does the bare loop, so that nothing the host loads or runs (its HTTP
+// client, its JIT state) speeds it up or slows it down. Prints deliveries/s, their ratio, and p50/p99 latency (write → 2xx) under a
 // burst; then p50/p99 at a light load (10 events a second, each sent as it is written).
 // Usage: npx tsx bench/webhooks-e2e.ts [events, default 1000] [endpoints, default 4] [in flight per endpoint, default 8] [--postgres]
 // With --postgres, the host runs on a new database of DIWAN_BENCH_DATABASE_URL's server
 // (default postgres://postgres@127.0.0.1:5432/test), dropped after each run.
 // With SQL_TIME=1, also prints where the measured host runs' database time went, by statement.
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -18,11 +19,13 @@ import { REPO_ROOT, validManifest } from '../core/apps/app-source.ts';
 import { signHeader, unixSeconds, generateSecret } from '../core/webhooks/signature.ts';
 import { eventBody } from '../core/webhooks/dispatcher.ts';
 import type { AttemptOutcome } from '../core/webhooks/deliveries.ts';
-import { pgAdmin, sampleInvoiceData } from './lib/util.ts';
+import { fileURLToPath } from 'node:url';
+import { forkTs, pgAdmin, sampleInvoiceData } from './lib/util.ts';
 import { sqlTimer } from './lib/sql-time.ts';
 
 const args = process.argv.slice(2).filter((a) => !a.startsWith('--'));
 const POSTGRES = process.argv.includes('--postgres');
+const BARE_CHILD = process.argv.includes('--bare-child');
 const PG_SERVER = process.env.DIWAN_BENCH_DATABASE_URL?.trim() || 'postgres://postgres@127.0.0.1:5432/test';
 const EVENTS = Number(args[0] ?? 1000);
 const ENDPOINTS = Number(args[1] ?? 4);
@@ -204,33 +207,58 @@ async function runBare(port: number, events = EVENTS, paceMs = 0): Promise<Resul
   return { name: 'bare undici loop (inline sign, keep-alive POST)', deliveries: delivered, seconds, perSecond: delivered / seconds, p50: pct(latencies, 50), p99: pct(latencies, 99), cpuUs };
 }
 
-const receiver = await startReceiver();
-try {
-  console.log(`webhooks-e2e${POSTGRES ? ' (PostgreSQL)' : ''}: ${EVENTS} events × ${ENDPOINTS} endpoints = ${EVENTS * ENDPOINTS} deliveries, ${CONCURRENCY} in flight (${PER_ENDPOINT} per endpoint), ${os.availableParallelism()} cores`);
-  // Warm-up of both paths (JIT, worker threads, connections), then measured runs, interleaved.
-  const results: Result[] = [];
-  await runBare(receiver.port);
-  for (let round = 0; round < 2; round++) {
-    sql?.start();
-    results.push(await runHost(receiver.port));
-    sql?.stop();
-    results.push(await runBare(receiver.port));
+/** The bare loop in a process of its own, kept for the whole run (warmed up like the host). */
+function bareProcess(): { run(port: number, events?: number, paceMs?: number): Promise<Result>; stop(): void } {
+  const child: ChildProcess = forkTs(fileURLToPath(import.meta.url), [...process.argv.slice(2), '--bare-child']);
+  return {
+    run: (port, events = EVENTS, paceMs = 0) =>
+      new Promise<Result>((resolve, reject) => {
+        const exited = (code: number | null) => reject(new Error(`the bare loop's process exited (${code})`));
+        child.once('exit', exited);
+        child.once('message', (r: Result) => {
+          child.off('exit', exited);
+          resolve(r);
+        });
+        child.send({ port, events, paceMs });
+      }),
+    stop: () => void child.kill(),
+  };
+}
+
+if (BARE_CHILD) {
+  process.on('message', async (m: { port: number; events: number; paceMs: number }) => process.send!(await runBare(m.port, m.events, m.paceMs)));
+  process.on('disconnect', () => process.exit(0));
+} else {
+  const receiver = await startReceiver();
+  const bare = bareProcess();
+  try {
+    console.log(`webhooks-e2e${POSTGRES ? ' (PostgreSQL)' : ''}: ${EVENTS} events × ${ENDPOINTS} endpoints = ${EVENTS * ENDPOINTS} deliveries, ${CONCURRENCY} in flight (${PER_ENDPOINT} per endpoint), ${os.availableParallelism()} cores`);
+    // Warm-up of both paths (JIT, worker threads, connections), then measured runs, interleaved.
+    const results: Result[] = [];
+    await bare.run(receiver.port);
+    for (let round = 0; round < 2; round++) {
+      sql?.start();
+      results.push(await runHost(receiver.port));
+      sql?.stop();
+      results.push(await bare.run(receiver.port));
+    }
+    const best = (prefix: string) => results.filter((r) => r.name.startsWith(prefix)).sort((a, b) => b.perSecond - a.perSecond)[0];
+    const host = best('host');
+    const bareBest = best('bare');
+    for (const r of [host, bareBest]) {
+      console.log(`${r.name.padEnd(52)} ${r.perSecond.toFixed(0).padStart(7)} deliveries/s  p50 ${r.p50.toFixed(1)} ms  p99 ${r.p99.toFixed(1)} ms  (${r.deliveries} in ${r.seconds.toFixed(2)} s)`);
+    }
+    console.log(`ratio host/bare throughput: ${(host.perSecond / bareBest.perSecond).toFixed(3)}`);
+    // Steadier than throughput where other tenants share the cores: the work each side does per delivery.
+    console.log(`CPU per delivery (each side's process, all threads): host ${host.cpuUs.toFixed(0)} µs, bare ${bareBest.cpuUs.toFixed(0)} µs, ratio bare/host ${(bareBest.cpuUs / host.cpuUs).toFixed(3)}`);
+    if (sql) console.log(sql.report(2 * EVENTS * ENDPOINTS, 'delivery'));
+    // Light load: latency, not throughput.
+    const lightHost = await runHost(receiver.port, LIGHT_EVENTS, LIGHT_MS);
+    const lightBare = await bare.run(receiver.port, LIGHT_EVENTS, LIGHT_MS);
+    console.log(`light load (${1000 / LIGHT_MS} events/s × ${ENDPOINTS} endpoints, ${LIGHT_EVENTS} events): host p50 ${lightHost.p50.toFixed(1)} ms p99 ${lightHost.p99.toFixed(1)} ms; bare p50 ${lightBare.p50.toFixed(1)} ms p99 ${lightBare.p99.toFixed(1)} ms`);
+    console.log(JSON.stringify({ bench: 'webhooks-e2e', events: EVENTS, endpoints: ENDPOINTS, perEndpoint: PER_ENDPOINT, host, bare: bareBest, ratio: host.perSecond / bareBest.perSecond, cpuRatio: bareBest.cpuUs / host.cpuUs, light: { host: lightHost, bare: lightBare } }));
+  } finally {
+    bare.stop();
+    receiver.stop();
   }
-  const best = (prefix: string) => results.filter((r) => r.name.startsWith(prefix)).sort((a, b) => b.perSecond - a.perSecond)[0];
-  const host = best('host');
-  const bare = best('bare');
-  for (const r of [host, bare]) {
-    console.log(`${r.name.padEnd(52)} ${r.perSecond.toFixed(0).padStart(7)} deliveries/s  p50 ${r.p50.toFixed(1)} ms  p99 ${r.p99.toFixed(1)} ms  (${r.deliveries} in ${r.seconds.toFixed(2)} s)`);
-  }
-  console.log(`ratio host/bare throughput: ${(host.perSecond / bare.perSecond).toFixed(3)}`);
-  // Steadier than throughput where other tenants share the cores: the work each side does per delivery.
-  console.log(`CPU per delivery (this process, all threads): host ${host.cpuUs.toFixed(0)} µs, bare ${bare.cpuUs.toFixed(0)} µs, ratio bare/host ${(bare.cpuUs / host.cpuUs).toFixed(3)}`);
-  if (sql) console.log(sql.report(2 * EVENTS * ENDPOINTS, 'delivery'));
-  // Light load: latency, not throughput.
-  const lightHost = await runHost(receiver.port, LIGHT_EVENTS, LIGHT_MS);
-  const lightBare = await runBare(receiver.port, LIGHT_EVENTS, LIGHT_MS);
-  console.log(`light load (${1000 / LIGHT_MS} events/s × ${ENDPOINTS} endpoints, ${LIGHT_EVENTS} events): host p50 ${lightHost.p50.toFixed(1)} ms p99 ${lightHost.p99.toFixed(1)} ms; bare p50 ${lightBare.p50.toFixed(1)} ms p99 ${lightBare.p99.toFixed(1)} ms`);
-  console.log(JSON.stringify({ bench: 'webhooks-e2e', events: EVENTS, endpoints: ENDPOINTS, perEndpoint: PER_ENDPOINT, host, bare, ratio: host.perSecond / bare.perSecond, cpuRatio: bare.cpuUs / host.cpuUs, light: { host: lightHost, bare: lightBare } }));
-} finally {
-  receiver.stop();
 }
