@@ -86,7 +86,7 @@ export class Dispatcher {
   /** Whether the next run fans out first (events were written; at start and on the timer): a finished attempt's wake need not. */
   private fanOutDue = true;
   private signer?: SignerPool;
-  /** Keep-alive connections per origin; a new connection still goes through the pinned, guarded lookup. */
+  /** Keep-alive connections per origin; each new connection resolves the name through the guard (webhookAgent). */
   private agent?: HttpDispatcher;
   private started = false;
   private stopping = false;
