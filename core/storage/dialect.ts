@@ -66,6 +66,17 @@ export function ident(name: string): string {
   return `"${name}"`;
 }
 
+/**
+ * `(?, ?, …)` for an `IN` test and its values, padded to a power of two with the last value: a
+ * statement is prepared once per SQL text, so lists of any length make a few texts, not one each.
+ */
+export function inList(values: readonly unknown[]): { sql: string; params: unknown[] } {
+  if (!values.length) throw new Error('inList: no values');
+  const n = 2 ** Math.ceil(Math.log2(values.length));
+  const params = values.concat(Array(n - values.length).fill(values[values.length - 1]));
+  return { sql: `(${params.map(() => '?').join(', ')})`, params };
+}
+
 export function safeField(field: string): string {
   if (!/^[a-zA-Z][a-zA-Z0-9_]*$/.test(field)) throw new Error(`unsafe field name: ${field}`);
   return field;

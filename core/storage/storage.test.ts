@@ -11,7 +11,7 @@ import { openStorage } from './open.ts';
 import { migrate, schemaGap, isCurrent } from './migrate.ts';
 import { tables } from './schema.ts';
 import { DocumentTable, type FilterField } from './repos/documents.ts';
-import { sqliteDialect } from './dialect.ts';
+import { inList, sqliteDialect } from './dialect.ts';
 import type { Db } from './db.ts';
 import type { AttemptResult } from './repos/webhook-deliveries.ts';
 import { CacheVersionsRepo } from './repos/cache-versions.ts';
@@ -72,6 +72,15 @@ describe('tenancy in the schema', () => {
     const doc = new DocumentTableOf('doc_probe_thing');
     expect(doc.definition().columns.company_id).toMatchObject({ type: 'text', notNull: true });
     expect(Object.values(doc.definition().indexes!).every((ix) => ix.columns[0] === 'company_id' || ix.columns[0] === 'state')).toBe(true);
+  });
+});
+
+describe('IN lists', () => {
+  it('pad to a power of two with the last value, so that lengths share a few statement texts', () => {
+    expect(inList(['a'])).toEqual({ sql: '(?)', params: ['a'] });
+    expect(inList(['a', 'b', 'c'])).toEqual({ sql: '(?, ?, ?, ?)', params: ['a', 'b', 'c', 'c'] });
+    expect(inList(Array.from({ length: 100 }, (_, i) => i)).params).toHaveLength(128);
+    expect(() => inList([])).toThrow(/no values/);
   });
 });
 

@@ -53,11 +53,9 @@ export class EndpointHealth {
       }
       if (item.next.state === 'dead' && familyOf(item.row.topic) !== WEBHOOK_PREFIX) (dead ??= []).push(item);
     }
+    await this.deps.repo.markHealthy([...streaks].filter(([, s]) => !s.firstFailure).map(([id]) => id));
     for (const [id, s] of streaks) {
-      if (!s.firstFailure) {
-        await this.deps.repo.markHealthy(id);
-        continue;
-      }
+      if (!s.firstFailure) continue;
       // A success earlier in the batch ended the old streak: the new one starts at this failure.
       const h = await this.deps.repo.markFailing(id, s.firstFailure.nowMs, s.healed);
       const last = s.lastFailure!;

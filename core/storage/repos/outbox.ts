@@ -1,4 +1,5 @@
 import type { Db } from '../db.ts';
+import { inList } from '../dialect.ts';
 
 export interface OutboxRow {
   id: string;
@@ -119,7 +120,8 @@ export class OutboxRepo {
   async markDispatched(ids: string[], at: string): Promise<void> {
     for (let i = 0; i < ids.length; i += 500) {
       const part = ids.slice(i, i + 500);
-      await this.db.run(`UPDATE outbox SET dispatched_at = ? WHERE id IN (${part.map(() => '?').join(', ')})`, [at, ...part]);
+      const list = inList(part);
+      await this.db.run(`UPDATE outbox SET dispatched_at = ? WHERE id IN ${list.sql}`, [at, ...list.params]);
     }
   }
 

@@ -1,6 +1,7 @@
 // The delivery log: one row per event × matching endpoint (the same id across retries) and one
 // attempt row per POST. States: `pending` (due at next_attempt_at), `in_flight`, `delivered`, `dead`.
 import type { Db } from '../db.ts';
+import { inList } from '../dialect.ts';
 
 export const DELIVERY_STATES = ['pending', 'in_flight', 'delivered', 'dead'] as const;
 export type DeliveryStateName = (typeof DELIVERY_STATES)[number];
@@ -204,10 +205,8 @@ export class WebhookDeliveriesRepo {
   /** Events by id (those pruned meanwhile are missing). */
   events(ids: string[]): Promise<EventRow[]> {
     if (!ids.length) return Promise.resolve([]);
-    // The list padded to a power of two with its last id: a statement is prepared once per SQL
-    // text, so a take's batches make a few texts, not one per length.
-    const padded = ids.concat(Array<string>(2 ** Math.ceil(Math.log2(ids.length)) - ids.length).fill(ids[ids.length - 1]));
-    return this.db.all<EventRow>(`SELECT id, company_id, data, test, created_at FROM outbox WHERE id IN (${padded.map(() => '?').join(', ')})`, padded);
+    const list = inList(ids);
+    return this.db.all<EventRow>(`SELECT id, company_id, data, test, created_at FROM outbox WHERE id IN ${list.sql}`, list.params);
   }
 
   /** How many deliveries are in each state. */

@@ -1,4 +1,5 @@
 import type { Db } from '../db.ts';
+import { inList } from '../dialect.ts';
 
 export interface EndpointRecord {
   id: string;
@@ -127,9 +128,11 @@ export class WebhookEndpointsRepo {
     return (await this.db.all<{ id: string }>('SELECT id FROM webhook_endpoints WHERE company_id = ? ORDER BY seq', [companyId])).map((r) => r.id);
   }
 
-  /** A success: the endpoint is healthy again (a no-op, no write, when it already was). */
-  async markHealthy(id: string): Promise<void> {
-    await this.db.run('UPDATE webhook_endpoints SET failing_since = NULL WHERE id = ? AND failing_since IS NOT NULL', [id]);
+  /** Successes: the endpoints are healthy again (no write for those that already were); one statement. */
+  async markHealthy(ids: string[]): Promise<void> {
+    if (!ids.length) return;
+    const list = inList(ids);
+    await this.db.run(`UPDATE webhook_endpoints SET failing_since = NULL WHERE id IN ${list.sql} AND failing_since IS NOT NULL`, list.params);
   }
 
   /**
