@@ -1,15 +1,20 @@
 // CPU per POST of the webhook sender (`sendDelivery` through the dispatcher's shared agent: guard,
-// deadline, bounded excerpt) vs a bare undici request and vs node:http with a keep-alive agent
-// (what the sender used before undici), the same body to the same loopback receiver (a child
-// process, so that it costs every case alike) at the same concurrency, in interleaved rounds.
+// deadline, bounded excerpt; to an address, and to a name) vs a bare undici request and vs
+// node:http with a keep-alive agent (what the sender used before undici): the same body to the
+// same loopback receiver (a child process, so that it costs every case alike) at the same
+// concurrency. Each case runs in a process of its own (HTTP clients sharing one process slow
+// each other down), warmed up first; rounds alternate the order of the cases.
 // Usage: npx tsx bench/webhook-sender.ts [requests per case and round, default 8000] [concurrency, default 32]
 import { spawn } from 'node:child_process';
 import http from 'node:http';
+import { fileURLToPath } from 'node:url';
 import { Agent } from 'undici';
 import { sendDelivery, webhookAgent } from '../core/webhooks/send.ts';
+import { firstMessage, forkTs } from './lib/util.ts';
 
-const N = Number(process.argv[2] ?? 8000);
-const C = Number(process.argv[3] ?? 32);
+const args = process.argv.slice(2).filter((a) => !a.startsWith('--'));
+const N = Number(args[0] ?? 8000);
+const C = Number(args[1] ?? 32);
 const ROUNDS = 3;
 const RECEIVER = `
 const http = require('node:http');
@@ -18,34 +23,55 @@ s.keepAliveTimeout = 5000;
 s.listen(0, '127.0.0.1', () => process.stdout.write(String(s.address().port) + '\\n'));
 `;
 
-const child = spawn(process.execPath, ['-e', RECEIVER], { stdio: ['ignore', 'pipe', 'inherit'] });
-const port = await new Promise<number>((resolve) => child.stdout.once('data', (d: Buffer) => resolve(Number(String(d).trim()))));
-const origin = `http://127.0.0.1:${port}`;
+type Case = (port: number) => { one(i: number): Promise<void>; close(): Promise<void> };
 const body = Buffer.from(JSON.stringify({ id: 'evt_bench', type: 'invoice.created', data: { notes: 'x'.repeat(900) } }));
 const headers = { 'content-type': 'application/json', 'x-service-signature': 't=1,v1=' + 'a'.repeat(64) };
 
-const shared = webhookAgent({ allowLoopback: true });
-const bare = new Agent({ pipelining: 1 });
-const nodeAgent = new http.Agent({ keepAlive: true, maxFreeSockets: 64 });
-const cases: Record<string, (i: number) => Promise<void>> = {
-  'sender (sendDelivery, shared agent)': async (i) => {
-    const r = await sendDelivery({ url: `${origin}/hook/${i % 4}`, headers, body, allowLoopback: true, agent: shared });
-    if (!r.ok) throw new Error(`sender: ${r.failure} ${r.detail ?? ''}`);
+const sender = (host: string): Case => (port) => {
+  const agent = webhookAgent({ allowLoopback: true });
+  return {
+    async one(i) {
+      const r = await sendDelivery({ url: `http://${host}:${port}/hook/${i % 4}`, headers, body, allowLoopback: true, agent });
+      if (!r.ok) throw new Error(`sender: ${r.failure} ${r.detail ?? ''}`);
+    },
+    close: () => agent.destroy(),
+  };
+};
+const CASES: Record<string, Case> = {
+  'sender (sendDelivery, shared agent)': sender('127.0.0.1'),
+  // A name, resolved by the system's resolver (for localhost, the hosts file).
+  'sender to a name (localhost)': sender('localhost'),
+  'bare undici request': (port) => {
+    const agent = new Agent({ pipelining: 1 });
+    return {
+      async one(i) {
+        const res = await agent.request({ origin: `http://127.0.0.1:${port}`, path: `/hook/${i % 4}`, method: 'POST', headers, body });
+        await res.body.text();
+      },
+      close: () => agent.destroy(),
+    };
   },
-  'bare undici request': async (i) => {
-    const res = await bare.request({ origin, path: `/hook/${i % 4}`, method: 'POST', headers, body });
-    await res.body.text();
+  'node:http keep-alive agent': (port) => {
+    const agent = new http.Agent({ keepAlive: true, maxFreeSockets: 64 });
+    return {
+      one: (i) =>
+        new Promise<void>((resolve, reject) => {
+          const req = http.request(`http://127.0.0.1:${port}/hook/${i % 4}`, { method: 'POST', agent, headers: { ...headers, 'content-length': String(body.length) } });
+          req.on('error', reject);
+          req.on('response', (res) => res.resume().on('end', resolve));
+          req.end(body);
+        }),
+      close: async () => agent.destroy(),
+    };
   },
-  'node:http keep-alive agent': (i) =>
-    new Promise<void>((resolve, reject) => {
-      const req = http.request(`${origin}/hook/${i % 4}`, { method: 'POST', agent: nodeAgent, headers: { ...headers, 'content-length': String(body.length) } });
-      req.on('error', reject);
-      req.on('response', (res) => res.resume().on('end', resolve));
-      req.end(body);
-    }),
 };
 
-async function run(one: (i: number) => Promise<void>): Promise<{ perSecond: number; cpuUs: number }> {
+interface Result {
+  perSecond: number;
+  cpuUs: number;
+}
+
+async function measure(one: (i: number) => Promise<void>): Promise<Result> {
   let next = 0;
   const t0 = performance.now();
   const c0 = process.cpuUsage();
@@ -56,24 +82,36 @@ async function run(one: (i: number) => Promise<void>): Promise<{ perSecond: numb
   return { perSecond: (N / (performance.now() - t0)) * 1000, cpuUs: (c.user + c.system) / N };
 }
 
-try {
-  console.log(`webhook-sender: ${N} POSTs per case and round, ${C} at a time, ${ROUNDS} rounds (the first is a warm-up)`);
-  const best = new Map<string, { perSecond: number; cpuUs: number }>();
-  for (let round = 0; round < ROUNDS; round++) {
-    for (const [name, one] of Object.entries(cases)) {
-      const r = await run(one);
-      if (round === 0) continue;
-      const b = best.get(name);
-      if (!b || r.cpuUs < b.cpuUs) best.set(name, r);
+const caseArg = process.argv.indexOf('--case');
+if (caseArg > 0) {
+  // A child: one case against the receiver, a warm-up pass, then the measured one.
+  const c = CASES[process.argv[caseArg + 1]](Number(process.argv[process.argv.indexOf('--port') + 1]));
+  await measure(c.one);
+  const r = await measure(c.one);
+  await c.close();
+  process.send!(r);
+  process.disconnect();
+} else {
+  const child = spawn(process.execPath, ['-e', RECEIVER], { stdio: ['ignore', 'pipe', 'inherit'] });
+  try {
+    const port = await new Promise<number>((resolve) => child.stdout.once('data', (d: Buffer) => resolve(Number(String(d).trim()))));
+    console.log(`webhook-sender: ${N} POSTs per case and round (after as many to warm up), ${C} at a time, ${ROUNDS} rounds, each case in its own process`);
+    const names = Object.keys(CASES);
+    const runs = new Map<string, Result[]>(names.map((n) => [n, []]));
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const name of round % 2 ? [...names].reverse() : names) {
+        const c = forkTs(fileURLToPath(import.meta.url), [String(N), String(C), '--case', name, '--port', String(port)]);
+        runs.get(name)!.push(await firstMessage<Result>(c));
+      }
     }
+    const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+    const med = new Map([...runs].map(([n, rs]) => [n, { perSecond: median(rs.map((r) => r.perSecond)), cpuUs: median(rs.map((r) => r.cpuUs)) }]));
+    const base = med.get('bare undici request')!;
+    for (const [name, r] of med) {
+      console.log(`${name.padEnd(36)} ${r.perSecond.toFixed(0).padStart(6)} POSTs/s  ${r.cpuUs.toFixed(1).padStart(6)} µs CPU each  (${(r.cpuUs / base.cpuUs).toFixed(2)}× bare undici's CPU; medians)`);
+    }
+    console.log(JSON.stringify({ bench: 'webhook-sender', requests: N, concurrency: C, cases: Object.fromEntries(med) }));
+  } finally {
+    child.kill();
   }
-  const base = best.get('bare undici request')!;
-  for (const [name, r] of best) {
-    console.log(`${name.padEnd(36)} ${r.perSecond.toFixed(0).padStart(6)} POSTs/s  ${r.cpuUs.toFixed(1).padStart(6)} µs CPU each  (${(r.cpuUs / base.cpuUs).toFixed(2)}× bare undici's CPU)`);
-  }
-  console.log(JSON.stringify({ bench: 'webhook-sender', requests: N, concurrency: C, cases: Object.fromEntries(best) }));
-} finally {
-  await Promise.all([shared.destroy(), bare.destroy()]);
-  nodeAgent.destroy();
-  child.kill();
 }

@@ -19,6 +19,9 @@ export type GuardResult =
   | { ok: true; url: URL; address: string; family: 4 | 6 }
   | { ok: false; reason: GuardReason; address?: string; detail?: string };
 
+/** `checkUrl`'s answer: a guard's, or for a name, the name still to resolve. */
+export type UrlCheck = GuardResult | { ok: true; url: URL; host: string; address?: undefined; family?: undefined };
+
 const LOOPBACK = new Set(['loopback']);
 const PRIVATE = new Set(['private', 'uniqueLocal', 'carrierGradeNat']);
 // Never reachable on purpose: link-local holds 169.254.169.254 (cloud metadata), the rest is not unicast.
@@ -75,11 +78,11 @@ async function systemLookup(hostname: string): Promise<dns.LookupAddress[]> {
 }
 
 /**
- * Checks scheme and credentials, resolves the host (every address) and refuses the URL if any
- * address is refused, so a name cannot mix a public and an internal answer. The returned address
- * is the one to connect to: send.ts pins it, so a second resolution cannot rebind the name.
+ * The checks that need no DNS: scheme, credentials, and an address written in the URL. For a
+ * name, `address` is absent: whoever connects must resolve it and check the answer
+ * (`guardUrl` for one attempt, `guardedLookup` for a pool's new connections).
  */
-export async function guardUrl(input: string | URL, options: GuardOptions = {}): Promise<GuardResult> {
+export function checkUrl(input: string | URL, options: GuardOptions = {}): UrlCheck {
   let url: URL;
   try {
     url = typeof input === 'string' ? new URL(input) : input;
@@ -90,43 +93,66 @@ export async function guardUrl(input: string | URL, options: GuardOptions = {}):
     return { ok: false, reason: 'scheme', detail: url.protocol };
   }
   if (url.username !== '' || url.password !== '') return { ok: false, reason: 'credentials' };
-
   // WHATWG URL has already normalised IPv4 forms such as 0x7f.1 and put IPv6 in brackets.
   const host = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
+  const family = net.isIP(host);
+  if (family === 0) return { ok: true, url, host };
+  return refusal(host, options) ?? { ok: true, url, address: host, family: family === 6 ? 6 : 4 };
+}
+
+function refusal(address: string, options: GuardOptions): GuardResult | undefined {
+  if (isAddressAllowed(address, options)) return undefined;
+  return { ok: false, reason: 'refused_address', address, detail: ipaddr.isValid(address) ? addressRange(address) : 'invalid' };
+}
+
+/**
+ * Checks scheme and credentials, resolves the host (every address) and refuses the URL if any
+ * address is refused, so a name cannot mix a public and an internal answer. The returned address
+ * is the one to connect to: send.ts pins it, so a second resolution cannot rebind the name.
+ */
+export async function guardUrl(input: string | URL, options: GuardOptions = {}): Promise<GuardResult> {
+  const checked = checkUrl(input, options);
+  if (!checked.ok || checked.address !== undefined) return checked as GuardResult;
   let answers: dns.LookupAddress[];
-  if (net.isIP(host) !== 0) {
-    answers = [{ address: host, family: net.isIP(host) }];
-  } else {
-    try {
-      answers = await (options.lookup ?? systemLookup)(host);
-    } catch (err) {
-      return { ok: false, reason: 'dns', detail: (err as NodeJS.ErrnoException).code ?? String(err) };
-    }
-    if (answers.length === 0) return { ok: false, reason: 'dns', detail: 'no address' };
+  try {
+    answers = await (options.lookup ?? systemLookup)(checked.host);
+  } catch (err) {
+    return { ok: false, reason: 'dns', detail: (err as NodeJS.ErrnoException).code ?? String(err) };
   }
+  if (answers.length === 0) return { ok: false, reason: 'dns', detail: 'no address' };
   for (const a of answers) {
-    if (!isAddressAllowed(a.address, options)) {
-      return { ok: false, reason: 'refused_address', address: a.address, detail: ipaddr.isValid(a.address) ? addressRange(a.address) : 'invalid' };
-    }
+    const refused = refusal(a.address, options);
+    if (refused) return refused;
   }
   const first = answers[0];
-  return { ok: true, url, address: first.address, family: first.family === 6 ? 6 : 4 };
+  return { ok: true, url: checked.url, address: first.address, family: first.family === 6 ? 6 : 4 };
 }
 
 /** The error a guarded lookup fails with when the name resolves to an address refused. */
 export const REFUSED_ADDRESS_CODE = 'ERR_DIWAN_REFUSED_ADDRESS';
 
+/** A guarded lookup's failure: the address refused and its range, as `guardUrl` reports them. */
+export interface LookupRefusal extends Error {
+  code: string;
+  address?: string;
+  detail: string;
+}
+
 /**
- * A `lookup` for pooled connections: each new connection resolves the name again (an attempt's
- * `guardUrl` answer may be older than the connection), so the same check runs on that answer.
+ * A `lookup` for pooled connections: each new connection resolves the name and checks every
+ * answer as `guardUrl` does, so a pool needs no resolution per attempt (`checkUrl` does the rest).
  */
 export function guardedLookup(options: GuardOptions = {}): LookupFunction {
   return (hostname, opts, callback) => {
     (options.lookup ?? systemLookup)(hostname).then(
       (answers) => {
-        const refused = answers.find((a) => !isAddressAllowed(a.address, options));
-        if (refused || !answers.length) {
-          const err = Object.assign(new Error(refused ? `refused address ${refused.address}` : 'no address'), { code: refused ? REFUSED_ADDRESS_CODE : 'ENOTFOUND' });
+        const refused = answers.length ? answers.map((a) => refusal(a.address, options)).find((r) => r) : { ok: false as const, reason: 'dns' as const, detail: 'no address' };
+        if (refused && !refused.ok) {
+          const err: LookupRefusal = Object.assign(new Error(`${hostname}: ${refused.detail}`), {
+            code: refused.reason === 'dns' ? 'ENOTFOUND' : REFUSED_ADDRESS_CODE,
+            detail: refused.detail ?? '',
+            ...(refused.address !== undefined ? { address: refused.address } : {}),
+          });
           return void callback(err, '', 0);
         }
         if (opts.all) (callback as (e: null, a: dns.LookupAddress[]) => void)(null, answers);

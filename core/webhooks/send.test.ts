@@ -209,14 +209,31 @@ describe('sendDelivery', () => {
     }
   });
 
-  it('a shared agent guards each new connection: a name that now resolves to a refused address is not connected to', async () => {
-    // The attempt's guard saw an allowed answer; the connection resolves the name again and is refused.
+  it('through a shared agent, a name is resolved once per connection, not once per attempt', async () => {
+    let resolved = 0;
+    const agent = webhookAgent({ allowLoopback: true, lookup: async () => (resolved++, [{ address: '127.0.0.1', family: 4 }]) });
+    let perAttempt = 0;
+    try {
+      const port = new URL(base).port;
+      for (let i = 0; i < 3; i++) {
+        const r = await sendDelivery(opts('', { url: `http://pooled.test:${port}/ok`, agent, lookup: async () => (perAttempt++, [{ address: '127.0.0.1', family: 4 }]) }));
+        expect(r).toMatchObject({ ok: true, status: 200 });
+        await new Promise((r) => setImmediate(r));
+      }
+      expect({ resolved, perAttempt }).toEqual({ resolved: 1, perAttempt: 0 });
+      expect(received.at(-1)!.headers.host).toBe(`pooled.test:${port}`);
+    } finally {
+      await agent.destroy();
+    }
+  });
+
+  it('a shared agent guards each new connection: a name that resolves to a refused address is not connected to', async () => {
     const agent = webhookAgent({ allowLoopback: false, lookup: async () => [{ address: '127.0.0.1', family: 4 }] });
     const before = received.length;
     try {
       const port = new URL(base).port;
-      const r = await sendDelivery(opts('', { url: `http://rebound.test:${port}/ok`, agent, lookup: async () => [{ address: '127.0.0.1', family: 4 }] }));
-      expect(r).toMatchObject({ ok: false, failure: 'refused_address', detail: 'ERR_DIWAN_REFUSED_ADDRESS' });
+      const r = await sendDelivery(opts('', { url: `http://rebound.test:${port}/ok`, agent }));
+      expect(r).toMatchObject({ ok: false, failure: 'refused_address', guardReason: 'refused_address', address: '127.0.0.1', detail: 'loopback' });
       expect(received.length).toBe(before);
     } finally {
       await agent.destroy();

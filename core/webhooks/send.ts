@@ -1,10 +1,10 @@
 // One delivery attempt: guard the address, POST to it with the connection pinned to that address
-// (through a shared agent: on a connection whose own lookup was guarded), read a bounded excerpt
-// of the reply, and report the outcome as data. Never throws.
+// (through a shared agent: on a connection whose own lookup is guarded, so a pooled attempt
+// resolves nothing), read a bounded excerpt of the reply, and report the outcome as data. Never throws.
 import type { LookupFunction } from 'node:net';
 import type { Readable } from 'node:stream';
 import { Agent, Client, type Dispatcher } from 'undici';
-import { guardedLookup, guardUrl, REFUSED_ADDRESS_CODE, type GuardOptions, type GuardReason } from './address-guard.ts';
+import { checkUrl, guardedLookup, guardUrl, REFUSED_ADDRESS_CODE, type GuardOptions, type GuardReason, type LookupRefusal, type UrlCheck } from './address-guard.ts';
 
 export type SendFailure =
   | 'timeout'
@@ -112,15 +112,27 @@ export async function sendDelivery(options: SendOptions): Promise<SendResult> {
         responseBytes: seen,
       });
     };
-    const failed = (err: NodeJS.ErrnoException) =>
-      finish({ ok: false, failure: classify(err), ...(status !== undefined ? { status } : {}), detail: err.code ?? err.message });
+    const failed = (err: NodeJS.ErrnoException & Partial<LookupRefusal>) => {
+      const failure = classify(err);
+      finish({
+        ok: false,
+        failure,
+        // A pool's connection refused by its guarded lookup reads as the attempt's guard would.
+        ...(failure === 'dns' || failure === 'refused_address' ? { guardReason: failure } : {}),
+        ...(err.address !== undefined ? { address: err.address } : {}),
+        ...(status !== undefined ? { status } : {}),
+        detail: err.detail || (err.code ?? err.message),
+      });
+    };
 
     // One deadline for the whole attempt: a slow DNS answer, a silent server or a slow drip all end here.
     const timer = setTimeout(() => {
       finish({ ok: false, failure: 'timeout', ...(status !== undefined ? { status } : {}), detail: `no complete response within ${timeoutMs} ms` });
     }, timeoutMs);
 
-    guardUrl(options.url, options).then(
+    // Through a pool, a name is resolved (and checked) once per new connection, not per attempt.
+    const guarded: Promise<UrlCheck> = options.agent ? Promise.resolve(checkUrl(options.url, options)) : guardUrl(options.url, options);
+    guarded.then(
       (guard) => {
         if (settled) return;
         if (!guard.ok) {
@@ -137,11 +149,12 @@ export async function sendDelivery(options: SendOptions): Promise<SendResult> {
         let dispatcher = options.agent;
         if (!dispatcher) {
           // A connection of its own, to the guarded address whatever the name resolves to now.
-          const pinned: LookupFunction = (_hostname, opts, callback) => {
-            if (opts.all) (callback as (e: null, a: { address: string; family: number }[]) => void)(null, [{ address: guard.address, family: guard.family }]);
-            else callback(null, guard.address, guard.family);
+          const pinned = { address: guard.address!, family: guard.family! };
+          const lookup: LookupFunction = (_hostname, opts, callback) => {
+            if (opts.all) (callback as (e: null, a: (typeof pinned)[]) => void)(null, [pinned]);
+            else callback(null, pinned.address, pinned.family);
           };
-          dispatcher = own = new Client(guard.url.origin, { pipelining: 1, connect: { lookup: pinned } });
+          dispatcher = own = new Client(guard.url.origin, { pipelining: 1, connect: { lookup } });
         }
         dispatcher
           .request({
