@@ -19,6 +19,8 @@ export type GuardResult =
   | { ok: true; url: URL; address: string; family: 4 | 6 }
   | { ok: false; reason: GuardReason; address?: string; detail?: string };
 
+type GuardRefusal = Extract<GuardResult, { ok: false }>;
+
 /** `checkUrl`'s answer: a guard's, or for a name, the name still to resolve. */
 export type UrlCheck = GuardResult | { ok: true; url: URL; host: string; address?: undefined; family?: undefined };
 
@@ -100,22 +102,16 @@ export function checkUrl(input: string | URL, options: GuardOptions = {}): UrlCh
   return refusal(host, options) ?? { ok: true, url, address: host, family: family === 6 ? 6 : 4 };
 }
 
-function refusal(address: string, options: GuardOptions): GuardResult | undefined {
+function refusal(address: string, options: GuardOptions): GuardRefusal | undefined {
   if (isAddressAllowed(address, options)) return undefined;
   return { ok: false, reason: 'refused_address', address, detail: ipaddr.isValid(address) ? addressRange(address) : 'invalid' };
 }
 
-/**
- * Checks scheme and credentials, resolves the host (every address) and refuses the URL if any
- * address is refused, so a name cannot mix a public and an internal answer. The returned address
- * is the one to connect to: send.ts pins it, so a second resolution cannot rebind the name.
- */
-export async function guardUrl(input: string | URL, options: GuardOptions = {}): Promise<GuardResult> {
-  const checked = checkUrl(input, options);
-  if (!checked.ok || checked.address !== undefined) return checked as GuardResult;
+/** Resolves a name and checks every answer, so a name cannot mix a public and an internal one. */
+async function resolveChecked(host: string, options: GuardOptions): Promise<{ ok: true; answers: dns.LookupAddress[] } | GuardRefusal> {
   let answers: dns.LookupAddress[];
   try {
-    answers = await (options.lookup ?? systemLookup)(checked.host);
+    answers = await (options.lookup ?? systemLookup)(host);
   } catch (err) {
     return { ok: false, reason: 'dns', detail: (err as NodeJS.ErrnoException).code ?? String(err) };
   }
@@ -124,14 +120,27 @@ export async function guardUrl(input: string | URL, options: GuardOptions = {}):
     const refused = refusal(a.address, options);
     if (refused) return refused;
   }
-  const first = answers[0];
+  return { ok: true, answers };
+}
+
+/**
+ * Checks scheme and credentials, resolves the host and refuses the URL if any address is
+ * refused. The returned address is the one to connect to: send.ts pins it, so a second
+ * resolution cannot rebind the name.
+ */
+export async function guardUrl(input: string | URL, options: GuardOptions = {}): Promise<GuardResult> {
+  const checked = checkUrl(input, options);
+  if (!checked.ok || checked.address !== undefined) return checked as GuardResult;
+  const resolved = await resolveChecked(checked.host, options);
+  if (!resolved.ok) return resolved;
+  const first = resolved.answers[0];
   return { ok: true, url: checked.url, address: first.address, family: first.family === 6 ? 6 : 4 };
 }
 
 /** The error a guarded lookup fails with when the name resolves to an address refused. */
 export const REFUSED_ADDRESS_CODE = 'ERR_DIWAN_REFUSED_ADDRESS';
 
-/** A guarded lookup's failure: the address refused and its range, as `guardUrl` reports them. */
+/** A guarded lookup's failure: the address refused and its range (or the DNS error), as `guardUrl` reports them. */
 export interface LookupRefusal extends Error {
   code: string;
   address?: string;
@@ -144,21 +153,17 @@ export interface LookupRefusal extends Error {
  */
 export function guardedLookup(options: GuardOptions = {}): LookupFunction {
   return (hostname, opts, callback) => {
-    (options.lookup ?? systemLookup)(hostname).then(
-      (answers) => {
-        const refused = answers.length ? answers.map((a) => refusal(a.address, options)).find((r) => r) : { ok: false as const, reason: 'dns' as const, detail: 'no address' };
-        if (refused && !refused.ok) {
-          const err: LookupRefusal = Object.assign(new Error(`${hostname}: ${refused.detail}`), {
-            code: refused.reason === 'dns' ? 'ENOTFOUND' : REFUSED_ADDRESS_CODE,
-            detail: refused.detail ?? '',
-            ...(refused.address !== undefined ? { address: refused.address } : {}),
-          });
-          return void callback(err, '', 0);
-        }
-        if (opts.all) (callback as (e: null, a: dns.LookupAddress[]) => void)(null, answers);
-        else callback(null, answers[0].address, answers[0].family);
-      },
-      (err: NodeJS.ErrnoException) => callback(err, '', 0),
-    );
+    void resolveChecked(hostname, options).then((r) => {
+      if (!r.ok) {
+        const err: LookupRefusal = Object.assign(new Error(`${hostname}: ${r.detail}`), {
+          code: r.reason === 'dns' ? 'ENOTFOUND' : REFUSED_ADDRESS_CODE,
+          detail: r.detail ?? '',
+          ...(r.address !== undefined ? { address: r.address } : {}),
+        });
+        return void callback(err, '', 0);
+      }
+      if (opts.all) (callback as (e: null, a: dns.LookupAddress[]) => void)(null, r.answers);
+      else callback(null, r.answers[0].address, r.answers[0].family);
+    });
   };
 }
