@@ -5,24 +5,16 @@
 // concurrency. Each case runs in a process of its own (HTTP clients sharing one process slow
 // each other down), warmed up first; rounds alternate the order of the cases.
 // Usage: npx tsx bench/webhook-sender.ts [requests per case and round, default 8000] [concurrency, default 32]
-import { spawn } from 'node:child_process';
 import http from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { Agent } from 'undici';
 import { sendDelivery, webhookAgent } from '../core/webhooks/send.ts';
-import { firstMessage, forkTs } from './lib/util.ts';
+import { firstMessage, forkTs, median, startWebhookReceiver } from './lib/util.ts';
 
 const args = process.argv.slice(2).filter((a) => !a.startsWith('--'));
 const N = Number(args[0] ?? 8000);
 const C = Number(args[1] ?? 32);
 const ROUNDS = 3;
-const RECEIVER = `
-const http = require('node:http');
-const s = http.createServer((req, res) => { req.resume(); req.on('end', () => { res.writeHead(200, { 'content-type': 'text/plain' }); res.end('ok'); }); });
-s.keepAliveTimeout = 5000;
-s.listen(0, '127.0.0.1', () => process.stdout.write(String(s.address().port) + '\\n'));
-`;
-
 type Case = (port: number) => { one(i: number): Promise<void>; close(): Promise<void> };
 const body = Buffer.from(JSON.stringify({ id: 'evt_bench', type: 'invoice.created', data: { notes: 'x'.repeat(900) } }));
 const headers = { 'content-type': 'application/json', 'x-service-signature': 't=1,v1=' + 'a'.repeat(64) };
@@ -92,9 +84,9 @@ if (caseArg > 0) {
   process.send!(r);
   process.disconnect();
 } else {
-  const child = spawn(process.execPath, ['-e', RECEIVER], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const receiver = await startWebhookReceiver();
+  const port = receiver.port;
   try {
-    const port = await new Promise<number>((resolve) => child.stdout.once('data', (d: Buffer) => resolve(Number(String(d).trim()))));
     console.log(`webhook-sender: ${N} POSTs per case and round (after as many to warm up), ${C} at a time, ${ROUNDS} rounds, each case in its own process`);
     const names = Object.keys(CASES);
     const runs = new Map<string, Result[]>(names.map((n) => [n, []]));
@@ -104,7 +96,6 @@ if (caseArg > 0) {
         runs.get(name)!.push(await firstMessage<Result>(c));
       }
     }
-    const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
     const med = new Map([...runs].map(([n, rs]) => [n, { perSecond: median(rs.map((r) => r.perSecond)), cpuUs: median(rs.map((r) => r.cpuUs)) }]));
     const base = med.get('bare undici request')!;
     for (const [name, r] of med) {
@@ -112,6 +103,6 @@ if (caseArg > 0) {
     }
     console.log(JSON.stringify({ bench: 'webhook-sender', requests: N, concurrency: C, cases: Object.fromEntries(med) }));
   } finally {
-    child.kill();
+    receiver.stop();
   }
 }

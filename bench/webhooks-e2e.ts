@@ -9,18 +9,18 @@
 // With --postgres, the host runs on a new database of DIWAN_BENCH_DATABASE_URL's server
 // (default postgres://postgres@127.0.0.1:5432/test), dropped after each run.
 // With SQL_TIME=1, also prints where the measured host runs' database time went, by statement.
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { Pool } from 'undici';
 import { buildHost } from '../core/host.ts';
 import { REPO_ROOT, validManifest } from '../core/apps/app-source.ts';
 import { signHeader, unixSeconds, generateSecret } from '../core/webhooks/signature.ts';
 import { eventBody } from '../core/webhooks/dispatcher.ts';
 import type { AttemptOutcome } from '../core/webhooks/deliveries.ts';
-import { fileURLToPath } from 'node:url';
-import { forkTs, pgAdmin, sampleInvoiceData } from './lib/util.ts';
+import { forkTs, pgAdmin, sampleInvoiceData, startWebhookReceiver } from './lib/util.ts';
 import { sqlTimer } from './lib/sql-time.ts';
 
 const args = process.argv.slice(2).filter((a) => !a.startsWith('--'));
@@ -32,22 +32,6 @@ const ENDPOINTS = Number(args[1] ?? 4);
 const PER_ENDPOINT = Number(args[2] ?? 8);
 const CONCURRENCY = ENDPOINTS * PER_ENDPOINT;
 const sql = process.env.SQL_TIME ? sqlTimer() : undefined;
-
-const RECEIVER = `
-const http = require('node:http');
-const s = http.createServer((req, res) => { req.resume(); req.on('end', () => { res.writeHead(200, { 'content-type': 'text/plain' }); res.end('ok'); }); });
-s.keepAliveTimeout = 5000;
-s.listen(0, '127.0.0.1', () => process.stdout.write(String(s.address().port) + '\\n'));
-`;
-
-async function startReceiver(): Promise<{ port: number; stop(): void }> {
-  const child = spawn(process.execPath, ['-e', RECEIVER], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const port = await new Promise<number>((resolve, reject) => {
-    child.stdout.once('data', (d: Buffer) => resolve(Number(String(d).trim())));
-    child.once('error', reject);
-  });
-  return { port, stop: () => child.kill() };
-}
 
 const cpuPer = (since: NodeJS.CpuUsage, n: number) => {
   const c = process.cpuUsage(since);
@@ -229,7 +213,7 @@ if (BARE_CHILD) {
   process.on('message', async (m: { port: number; events: number; paceMs: number }) => process.send!(await runBare(m.port, m.events, m.paceMs)));
   process.on('disconnect', () => process.exit(0));
 } else {
-  const receiver = await startReceiver();
+  const receiver = await startWebhookReceiver();
   const bare = bareProcess();
   try {
     console.log(`webhooks-e2e${POSTGRES ? ' (PostgreSQL)' : ''}: ${EVENTS} events × ${ENDPOINTS} endpoints = ${EVENTS * ENDPOINTS} deliveries, ${CONCURRENCY} in flight (${PER_ENDPOINT} per endpoint), ${os.availableParallelism()} cores`);

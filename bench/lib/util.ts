@@ -1,6 +1,6 @@
 // Shared by the bench scripts: child processes (servers and load generators run apart from the
 // script that measures them), medians, number formatting, and how busy the machine was.
-import { execFileSync, fork, type ChildProcess } from 'node:child_process';
+import { execFileSync, fork, spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -55,6 +55,23 @@ export function stopChild(child: ChildProcess, graceMs = 5000): Promise<void> {
     });
     child.kill('SIGTERM');
   });
+}
+
+const WEBHOOK_RECEIVER = `
+const http = require('node:http');
+const s = http.createServer((req, res) => { req.resume(); req.on('end', () => { res.writeHead(200, { 'content-type': 'text/plain' }); res.end('ok'); }); });
+s.keepAliveTimeout = 5000;
+s.listen(0, '127.0.0.1', () => process.stdout.write(String(s.address().port) + '\\n'));
+`;
+
+/** A loopback webhook receiver answering 200 to every POST, in a process of its own (so it costs every case alike). */
+export async function startWebhookReceiver(): Promise<{ port: number; stop(): void }> {
+  const child = spawn(process.execPath, ['-e', WEBHOOK_RECEIVER], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const port = await new Promise<number>((resolve, reject) => {
+    child.stdout!.once('data', (d: Buffer) => resolve(Number(String(d).trim())));
+    child.once('error', reject);
+  });
+  return { port, stop: () => child.kill() };
 }
 
 export function median(xs: number[]): number {
