@@ -162,8 +162,18 @@ export function guardedLookup(options: GuardOptions = {}): LookupFunction {
         });
         return void callback(err, '', 0);
       }
-      if (opts.all) (callback as (e: null, a: dns.LookupAddress[]) => void)(null, r.answers);
-      else callback(null, r.answers[0].address, r.answers[0].family);
+      answer(r.answers, opts.all, callback);
     });
   };
+}
+
+/** A `lookup` that answers one address whatever the name: a connection pinned to the guard's answer. */
+export function pinnedLookup(address: string, family: 4 | 6): LookupFunction {
+  return (_hostname, opts, callback) => answer([{ address, family }], opts.all, callback);
+}
+
+/** Gives a lookup's caller every answer, or the first, as it asked (`net.connect` with `autoSelectFamily` asks for all). */
+function answer(answers: dns.LookupAddress[], all: boolean | undefined, callback: Parameters<LookupFunction>[2]): void {
+  if (all) (callback as (e: null, a: dns.LookupAddress[]) => void)(null, answers);
+  else callback(null, answers[0].address, answers[0].family);
 }

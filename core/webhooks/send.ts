@@ -1,10 +1,9 @@
 // One delivery attempt: guard the address, POST to it with the connection pinned to that address
 // (through a shared agent: on a connection whose own lookup is guarded, so a pooled attempt
 // resolves nothing), read a bounded excerpt of the reply, and report the outcome as data. Never throws.
-import type { LookupFunction } from 'node:net';
 import type { Readable } from 'node:stream';
 import { Agent, Client, type Dispatcher } from 'undici';
-import { checkUrl, guardedLookup, guardUrl, REFUSED_ADDRESS_CODE, type GuardOptions, type GuardReason, type LookupRefusal, type UrlCheck } from './address-guard.ts';
+import { checkUrl, guardedLookup, guardUrl, pinnedLookup, REFUSED_ADDRESS_CODE, type GuardOptions, type GuardReason, type LookupRefusal, type UrlCheck } from './address-guard.ts';
 
 export type SendFailure =
   | 'timeout'
@@ -149,12 +148,7 @@ export async function sendDelivery(options: SendOptions): Promise<SendResult> {
         let dispatcher = options.agent;
         if (!dispatcher) {
           // A connection of its own, to the guarded address whatever the name resolves to now.
-          const pinned = { address: guard.address!, family: guard.family! };
-          const lookup: LookupFunction = (_hostname, opts, callback) => {
-            if (opts.all) (callback as (e: null, a: (typeof pinned)[]) => void)(null, [pinned]);
-            else callback(null, pinned.address, pinned.family);
-          };
-          dispatcher = own = new Client(guard.url.origin, { pipelining: 1, connect: { lookup } });
+          dispatcher = own = new Client(guard.url.origin, { pipelining: 1, connect: { lookup: pinnedLookup(guard.address!, guard.family!) } });
         }
         dispatcher
           .request({
