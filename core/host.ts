@@ -276,9 +276,7 @@ export async function buildHost(opts: HostOptions = {}): Promise<Host> {
   };
   installErrorHandlers(app, tr, config.bodyLimit, notFound);
   // A request no route serves (an unknown method, say) is answered before its body is read.
-  app.addHook('onRequest', async (request) => {
-    if (request.is404) throw notFound(request);
-  });
+  app.addHook('onRequest', (request, _reply, done) => done(request.is404 ? notFound(request) : undefined));
   let draining = false;
   const roles = config.roles;
   opsRoutes(app, { storage, clock, dispatcher: webhooks.dispatcher, scheduler, draining: () => draining, roles });

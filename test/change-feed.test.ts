@@ -55,7 +55,7 @@ describe.each(databases())('change feed ($name)', ({ location }) => {
       gate = gated;
       const reading = once.check();
       let waited = false;
-      const bystander = once.check().then(() => (waited = heard.includes('keys again')));
+      const bystander = once.check()!.then(() => (waited = heard.includes('keys again')));
       await new Promise((r) => setImmediate(r));
       open();
       await Promise.all([reading, bystander]);

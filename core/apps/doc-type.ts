@@ -5,7 +5,7 @@
 import type { ValidateFunction } from 'ajv';
 import type { DocumentTypeDecl, FieldDecl, TopicDecl, SourceDecl, ConditionDecl } from '../../manifests/manifest.schema.ts';
 import type { AppContext, DocHooks, Doc, ListQuery, ListResult } from '../../sdk/define-app.ts';
-import type { DocumentTable, DocRow, FilterField } from '../storage/repos/documents.ts';
+import type { DocumentTable, DocRow, FilterField, ListRow } from '../storage/repos/documents.ts';
 import type { UnitOfWork, Work } from '../audit/unit-of-work.ts';
 import type { Translator, Lang } from '../kernel/i18n/i18n.ts';
 import type { Clock } from '../kernel/clock.ts';
@@ -185,7 +185,7 @@ export class DocType {
     return out;
   }
 
-  private toDoc(r: DocRow): Doc {
+  private toDoc(r: ListRow): Doc {
     return {
       id: r.id,
       ...(r.state !== null ? { state: r.state } : {}),
@@ -196,7 +196,7 @@ export class DocType {
   }
 
   /** The document as JSON text, spliced from the stored JSON without parsing it (the list's hot path). */
-  private toJson(r: DocRow): string {
+  private toJson(r: ListRow): string {
     const inner = r.data.length > 2 ? `${r.data.slice(1, -1)},` : '';
     const state = r.state !== null ? `"state":${JSON.stringify(r.state)},` : '';
     return `{"id":"${r.id}",${state}${inner}"createdAt":"${r.created_at}","updatedAt":"${r.updated_at}"}`;
@@ -240,7 +240,7 @@ export class DocType {
   async listJson(companyId: string, q: ListQuery): Promise<string> {
     const { page, pageSize, result } = this.page(companyId, q);
     const { rows, total } = await result;
-    const json = (r: DocRow) => (this.secrets.length ? JSON.stringify(this.redact(this.toDoc(r))) : this.toJson(r));
+    const json = (r: ListRow) => (this.secrets.length ? JSON.stringify(this.redact(this.toDoc(r))) : this.toJson(r));
     return `{"data":[${rows.map(json).join(',')}],"total":${total},"page":${page},"pageSize":${pageSize}}`;
   }
 

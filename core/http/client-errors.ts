@@ -98,10 +98,11 @@ export function clientErrorHandler(tr: Translator, timeouts: RequestTimeouts) {
  * empty 400, so it is turned off in core/http/server-options.ts and done here instead.
  */
 export function installHostHeaderCheck(app: FastifyInstance, tr: Translator): void {
-  app.addHook('onRequest', async (request) => {
+  // A callback hook, not an async one: it runs on every request and needs no promise.
+  app.addHook('onRequest', (request, _reply, done) => {
     const raw = request.raw;
-    if (raw.headers.host !== undefined || raw.httpVersionMajor < 1 || (raw.httpVersionMajor === 1 && raw.httpVersionMinor === 0)) return;
+    if (raw.headers.host !== undefined || raw.httpVersionMajor < 1 || (raw.httpVersionMajor === 1 && raw.httpVersionMinor === 0)) return done();
     const lang = pickLanguage(request.headers['accept-language']);
-    throw new DiwanError('BAD_REQUEST', [{ reason: 'missing_host', header: 'Host' }], { reason: tr.t(lang, 'reason.missingHost') }, { connection: 'close' });
+    done(new DiwanError('BAD_REQUEST', [{ reason: 'missing_host', header: 'Host' }], { reason: tr.t(lang, 'reason.missingHost') }, { connection: 'close' }));
   });
 }

@@ -95,9 +95,10 @@ export function opsRoutes(app: FastifyInstance, deps: OpsDeps): void {
     },
   });
 
-  app.addHook('onResponse', async (request, reply) => {
+  app.addHook('onResponse', (request, reply, done) => {
     const route = request.operationId ?? request.routeOptions.url ?? 'unmatched';
     requests.observe({ route, method: request.method, status: String(reply.statusCode) }, reply.elapsedTime / 1000);
+    done();
   });
 
   const plain = { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' };

@@ -2,7 +2,7 @@
 // random bits, so a fast hash is enough (a slow KDF is for low-entropy passwords), and the
 // lookup by id plus a constant-time compare of the hashes leaks nothing through timing. Nobody
 // grants more than they hold: a key's role and scopes stay within its creator's.
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { hash, timingSafeEqual } from 'node:crypto';
 import type { ApiKeysRepo, ApiKeyRow } from '../storage/repos/api-keys.ts';
 import type { ChangeFeed } from '../storage/changes.ts';
 import type { UnitOfWork, WriteScope } from '../audit/unit-of-work.ts';
@@ -58,7 +58,7 @@ export interface NewKeyInput {
 export type Grantor = Pick<Principal, 'role' | 'scopes' | 'kind' | 'id'> | undefined;
 
 const KEY_PATTERN = /^dwk_([0-9a-z]{16})_([0-9a-z]{32})$/;
-const sha256 = (s: string) => createHash('sha256').update(s).digest();
+const sha256 = (s: string): Buffer => hash('sha256', s, 'buffer');
 /** Last-used time is written at most this often per key, not on every request. */
 const LAST_USED_EVERY_MS = 60_000;
 
@@ -79,7 +79,8 @@ const toRecord = (r: ApiKeyRow): ApiKeyRecord => ({
 export type AuthFailure = 'missing' | 'malformed' | 'unknown' | 'revoked' | 'expired';
 
 export class ApiKeys {
-  private cache = new Map<string, ApiKeyRow>();
+  /** Rows by key id, with the stored hash decoded once (it is compared on every request). */
+  private cache = new Map<string, { row: ApiKeyRow; hash: Buffer }>();
   private lastUsedWritten = new Map<string, number>();
 
   constructor(
@@ -178,13 +179,15 @@ export class ApiKeys {
     const m = KEY_PATTERN.exec(bearer);
     if (!m) return 'malformed';
     const [, id, secret] = m;
-    let row = this.cache.get(id);
-    if (!row) {
-      row = await this.repo.byId(id);
-      if (!row) return 'unknown';
-      this.cache.set(id, row);
+    let cached = this.cache.get(id);
+    if (!cached) {
+      const found = await this.repo.byId(id);
+      if (!found) return 'unknown';
+      cached = { row: found, hash: Buffer.from(found.secretHash, 'hex') };
+      this.cache.set(id, cached);
     }
-    if (!timingSafeEqual(Buffer.from(row.secretHash, 'hex'), sha256(secret))) return 'unknown';
+    const { row } = cached;
+    if (!timingSafeEqual(cached.hash, sha256(secret))) return 'unknown';
     const now = this.clock.now();
     if (row.revokedAt) return 'revoked';
     if (row.expiresAt && Date.parse(row.expiresAt) <= now) return 'expired';

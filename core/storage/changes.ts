@@ -105,12 +105,14 @@ export class ChangeFeed {
    * Polls only when another connection may have written; otherwise waits for a read already under
    * way (another caller was told of a commit: this one must not go on with what it drops).
    */
-  async check(): Promise<void> {
+  check(): Promise<void> | undefined {
     if (this.external.changed()) {
       // Told drivers tell events on their own; an asked one only knows that something was written.
       if (!this.external.subscribe) this.emit(OUTBOX);
-      await this.poll();
-    } else if (this.polling) await (this.again ?? this.polling);
+      return this.poll();
+    }
+    // Nothing to wait for (the common case, on every request): no promise at all.
+    return this.polling ? (this.again ?? this.polling) : undefined;
   }
 
   /**
@@ -119,12 +121,12 @@ export class ChangeFeed {
    */
   start(intervalMs = 250): void {
     if (this.timer) return;
-    this.timer = setInterval(() => void this.check().catch(() => {}), intervalMs);
+    this.timer = setInterval(() => void this.check()?.catch(() => {}), intervalMs);
     this.timer.unref();
     this.unsubscribe = this.external.subscribe?.((scope) => {
       // No scope: the connection was (re)made, and anything may have been missed.
       if (scope === undefined || scope === OUTBOX) this.emit(OUTBOX);
-      if (scope !== OUTBOX) void this.check().catch(() => {});
+      if (scope !== OUTBOX) void this.check()?.catch(() => {});
     });
   }
 

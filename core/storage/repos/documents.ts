@@ -37,6 +37,9 @@ export function docTableName(appId: string, typeName: string): string {
 }
 
 const SELECT = 'SELECT id, state, data, created_at, updated_at, state_changed_at FROM';
+/** What a list shows of a document: a page need not read the column only writes use. */
+export type ListRow = Omit<DocRow, 'state_changed_at'>;
+const LIST_SELECT = 'SELECT id, state, data, created_at, updated_at FROM';
 
 /** The columns of the dates every document has. */
 const SYSTEM_DATES: Record<string, string> = { createdAt: 'created_at', updatedAt: 'updated_at', stateChangedAt: 'state_changed_at' };
@@ -118,11 +121,11 @@ export class DocumentTable {
    * A page of a company's documents with equality filters (field names sorted by the caller), in
    * creation order or by a filterable field or the state (`order.field`), ties in creation order.
    */
-  async page(companyId: string, filters: [string, unknown][], page: number, pageSize: number, order?: { field: string; desc: boolean }): Promise<{ rows: DocRow[]; total: number }> {
+  async page(companyId: string, filters: [string, unknown][], page: number, pageSize: number, order?: { field: string; desc: boolean }): Promise<{ rows: ListRow[]; total: number }> {
     const args = [companyId, ...filters.map(([, v]) => (typeof v === 'boolean' ? Number(v) : v))];
     const sql = this.pageSql(filters, order);
     const total = (await this.db.get<{ n: number }>(sql.count, args))!.n;
-    const rows = await this.db.all<DocRow>(sql.rows, [...args, pageSize, (page - 1) * pageSize]);
+    const rows = await this.db.all<ListRow>(sql.rows, [...args, pageSize, (page - 1) * pageSize]);
     return { rows, total: Number(total) };
   }
 
@@ -137,7 +140,7 @@ export class DocumentTable {
     if (!sql) {
       const where = ['company_id = ?', ...filters.map(([f]) => `${this.field(f)} = ?`)].join(' AND ');
       const by = field === 'seq' ? `seq ${dir}` : `${this.field(field)} ${dir}, seq ${dir}`;
-      sql = { count: `SELECT count(*) AS n FROM ${this.t} WHERE ${where}`, rows: `${SELECT} ${this.t} WHERE ${where} ORDER BY ${by} LIMIT ? OFFSET ?` };
+      sql = { count: `SELECT count(*) AS n FROM ${this.t} WHERE ${where}`, rows: `${LIST_SELECT} ${this.t} WHERE ${where} ORDER BY ${by} LIMIT ? OFFSET ?` };
       this.pageSqls.set(key, sql);
     }
     return sql;
