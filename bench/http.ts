@@ -86,6 +86,24 @@ async function request(port: number, method: string, url: string, headers: Recor
   return { status: res.status, body: text ? JSON.parse(text) : null };
 }
 
+/**
+ * Both databases must hold the customers in as many pages per table and index: a baseline whose
+ * indexes were packed denser would read fewer pages for the same count.
+ */
+function samePages(hostDb: string, bareDb: string): string {
+  const pages = (file: string) => {
+    const db = new Database(file, { readonly: true });
+    try {
+      return db.prepare("SELECT name, count(*) AS n FROM dbstat WHERE name LIKE 'doc_invoicing_customer%' GROUP BY name ORDER BY name").all() as { name: string; n: number }[];
+    } finally {
+      db.close();
+    }
+  };
+  const [h, b] = [pages(hostDb), pages(bareDb)];
+  if (!isDeepStrictEqual(h, b)) throw new Error(`sanity: the customer table and indexes take different pages: host ${JSON.stringify(h)}, bare ${JSON.stringify(b)}`);
+  return h.map((x) => `${x.name.replace('doc_invoicing_customer', 'customers')} ${x.n}`).join(', ');
+}
+
 /** The subject must answer what the baseline answers, and accept the bodies we will send. */
 async function sanityCheck(data: HttpBenchData, hostPort: number, barePort: number, auth: Record<string, string>) {
   for (const page of [1, 7, Math.ceil(data.customers / 20)]) {
@@ -129,6 +147,7 @@ export async function runHttpBench(opts: { rounds?: number; seconds?: number; co
     const backlog = await drainOutbox(path.join(dataDir, 'diwan.db'));
     log(`outbox backlog from seeding fanned out by the host in ${backlog.toFixed(1)} s`);
 
+    log(`sanity: same pages in both databases (${samePages(path.join(dataDir, 'diwan.db'), data.bareDb)})`);
     const auth = { authorization: `Bearer ${data.key}`, 'x-company-id': data.companyId };
     await sanityCheck(data, host.port, bare.port, auth);
     log('sanity: host and bare list bodies are identical for pages 1, 7 and last; both accept the invoice body (201)');
