@@ -3,8 +3,9 @@
 // bare undici loop that signs inline and POSTs the same bodies to the same receiver, at the
 // same concurrency, in the same run. The receiver runs in a child process so that it costs
 // both cases alike; so does the bare loop, so that nothing the host loads or runs (its HTTP
-// client, its JIT state) speeds it up or slows it down. Prints deliveries/s, their ratio, and p50/p99 latency (write → 2xx) under a
-// burst; then p50/p99 at a light load (10 events a second, each sent as it is written).
+// client, its JIT state) speeds it up or slows it down. Prints deliveries/s, their ratio, and
+// p50/p99 latency (write → 2xx) under a burst; then p50/p99 at a light load (10 events a
+// second, each sent as it is written).
 // Usage: npx tsx bench/webhooks-e2e.ts [events, default 1000] [endpoints, default 4] [in flight per endpoint, default 8] [--postgres]
 // With --postgres, the host runs on a new database of DIWAN_BENCH_DATABASE_URL's server
 // (default postgres://postgres@127.0.0.1:5432/test), dropped after each run.

@@ -36,10 +36,11 @@ export function docTableName(appId: string, typeName: string): string {
   return `doc_${appId.replace(/-/g, '_')}_${typeName.toLowerCase()}`;
 }
 
-const SELECT = 'SELECT id, state, data, created_at, updated_at, state_changed_at FROM';
 /** What a list shows of a document: a page need not read the column only writes use. */
 export type ListRow = Omit<DocRow, 'state_changed_at'>;
-const LIST_SELECT = 'SELECT id, state, data, created_at, updated_at FROM';
+const LIST_COLUMNS = 'id, state, data, created_at, updated_at';
+const LIST_SELECT = `SELECT ${LIST_COLUMNS} FROM`;
+const SELECT = `SELECT ${LIST_COLUMNS}, state_changed_at FROM`;
 
 /** The columns of the dates every document has. */
 const SYSTEM_DATES: Record<string, string> = { createdAt: 'created_at', updatedAt: 'updated_at', stateChangedAt: 'state_changed_at' };
