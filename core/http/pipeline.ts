@@ -214,14 +214,11 @@ export class Pipeline {
     // object into a slow dictionary-mode copy (validation then cost ~2.5 µs instead of 0.5).
     const query: Record<string, unknown> = Object.assign({}, request.query);
     let body = request.body;
-    const check = (v: ValidateFunction | undefined, value: unknown, part: 'params' | 'query' | 'body') => {
-      if (v && !v(value)) details.push(...ajvDetails(v.errors ?? [], part, lang, this.deps.tr));
-    };
-    check(c.params, params, 'params');
-    check(c.query, query, 'query');
+    this.check(details, c.params, params, 'params', lang);
+    this.check(details, c.query, query, 'query', lang);
     if (c.body) {
       body ??= {};
-      check(c.body, body, 'body');
+      this.check(details, c.body, body, 'body', lang);
     }
     details.push(...nulDetails(params, 'params', lang, this.deps.tr), ...nulDetails(query, 'query', lang, this.deps.tr), ...nulDetails(body, 'body', lang, this.deps.tr));
     if (details.length) throw validationError(details);
@@ -235,6 +232,10 @@ export class Pipeline {
     reply.code(status).type('application/json; charset=utf-8');
     if (out.headers) reply.headers(out.headers);
     await reply.send(out.bytes ?? out.json ?? this.serializer(route, c, status)(out.body));
+  }
+
+  private check(details: ErrorDetail[], v: ValidateFunction | undefined, value: unknown, part: 'params' | 'query' | 'body', lang: Lang): void {
+    if (v && !v(value)) details.push(...ajvDetails(v.errors ?? [], part, lang, this.deps.tr));
   }
 
   /** Runs the handler once per key: a repeat (same body) answers the stored reply; another body is a CONFLICT. */

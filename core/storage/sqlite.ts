@@ -106,6 +106,9 @@ export class SqliteDb implements Db {
       throw err;
     } finally {
       this.held = null;
+      // Transactions never overlap here: the context is needed only while one runs. Enabled, it
+      // hooks every promise of the process (each request, each webhook attempt); run() enables it again.
+      this.als.disable();
       release();
     }
   }

@@ -123,7 +123,8 @@ export class DocumentTable {
    * creation order or by a filterable field or the state (`order.field`), ties in creation order.
    */
   async page(companyId: string, filters: [string, unknown][], page: number, pageSize: number, order?: { field: string; desc: boolean }): Promise<{ rows: ListRow[]; total: number }> {
-    const args = [companyId, ...filters.map(([, v]) => (typeof v === 'boolean' ? Number(v) : v))];
+    const args: unknown[] = [companyId];
+    for (const [, v] of filters) args.push(typeof v === 'boolean' ? Number(v) : v);
     const sql = this.pageSql(filters, order);
     const total = (await this.db.get<{ n: number }>(sql.count, args))!.n;
     const rows = await this.db.all<ListRow>(sql.rows, [...args, pageSize, (page - 1) * pageSize]);
