@@ -218,7 +218,7 @@ export class DocType {
   private page(companyId: string, q: ListQuery) {
     const page = q.page ?? 1;
     const pageSize = q.pageSize ?? 20;
-    // Loops rather than callbacks: a closure made per request costs tsx's name helper each time.
+    // Loops rather than callbacks: run by tsx, each closure made per request also pays its name helper.
     const given = q.filters ?? {};
     const filters: [string, string | number | boolean][] = [];
     for (const k of Object.keys(given)) {
