@@ -220,7 +220,7 @@ export async function runHttpBench(opts: { rounds?: number; seconds?: number; co
       };
     }
     const valid = cases.every((c) => summary[c.id].failures === 0);
-    // This machine's speed drifts over seconds (the bare list alone has ranged 700–1,700 req/s
+    // This machine's speed drifts over seconds (the bare list alone has ranged 640–1,720 req/s
     // across the rounds of one run): a round's two lists run back to back, so their ratio shares
     // its moment, and the median of those ratios is the figure that drift moves least.
     const pairs = (subject: CaseId, base: CaseId) => results.get(subject)!.map((x, i) => x.r.rps / results.get(base)![i].r.rps);
