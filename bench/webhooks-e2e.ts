@@ -4,8 +4,9 @@
 // same concurrency, in the same run. The receiver runs in a child process so that it costs
 // both cases alike; so does the bare loop, so that nothing the host loads or runs (its HTTP
 // client, its JIT state) speeds it up or slows it down. Prints deliveries/s, their ratio, and
-// p50/p99 latency (write → 2xx) under a burst; then p50/p99 at a light load (10 events a
-// second, each sent as it is written).
+// p50/p99 latency (write → 2xx) under a burst, with the CPU (all threads) and the main thread's
+// busy time per delivery (the serial part, steadier than the rate on a shared machine); then
+// p50/p99 at a light load (10 events a second, each sent as it is written).
 // Usage: npx tsx bench/webhooks-e2e.ts [events, default 1000] [endpoints, default 4] [in flight per endpoint, default 8] [--postgres]
 // With --postgres, the host runs on a new database of DIWAN_BENCH_DATABASE_URL's server
 // (default postgres://postgres@127.0.0.1:5432/test), dropped after each run.
@@ -38,6 +39,7 @@ const cpuPer = (since: NodeJS.CpuUsage, n: number) => {
   const c = process.cpuUsage(since);
   return (c.user + c.system) / n;
 };
+const loopPer = (since: ReturnType<typeof performance.eventLoopUtilization>, n: number) => (performance.eventLoopUtilization(since).active * 1000) / n;
 
 function pct(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
@@ -52,6 +54,8 @@ interface Result {
   p99: number;
   /** CPU time of this process (every thread: the signing pool's too) per delivery, µs. */
   cpuUs: number;
+  /** Time the main thread's event loop was busy per delivery, µs: the serial part, which bounds the rate. */
+  loopUs: number;
 }
 
 /** Events of the light load, one every LIGHT_MS; the first WARM_UP of each side are not timed (a server runs warm). */
@@ -122,6 +126,7 @@ async function runHost(port: number, events = EVENTS, paceMs = 0): Promise<Resul
     host.webhooks.start();
     const started = performance.now();
     const cpu0 = process.cpuUsage();
+    const loop0 = performance.eventLoopUtilization();
     for (let i = 0; i < events; i++) {
       if (paceMs) await sleep(paceMs);
       // One committed write per event, as a document write's transaction would emit it.
@@ -132,9 +137,10 @@ async function runHost(port: number, events = EVENTS, paceMs = 0): Promise<Resul
     await allDone;
     const seconds = (performance.now() - started) / 1000;
     const cpuUs = cpuPer(cpu0, delivered);
+    const loopUs = loopPer(loop0, delivered);
     latencies.sort((a, b) => a - b);
     if (failed) console.error(`host: ${failed} failed attempts`);
-    return { name: 'host (outbox → pool-signed → guarded POST → log)', deliveries: delivered, seconds, perSecond: delivered / seconds, p50: pct(latencies, 50), p99: pct(latencies, 99), cpuUs };
+    return { name: 'host (outbox → pool-signed → guarded POST → log)', deliveries: delivered, seconds, perSecond: delivered / seconds, p50: pct(latencies, 50), p99: pct(latencies, 99), cpuUs, loopUs };
   } finally {
     await host.close();
     fs.rmSync(dir, { recursive: true, force: true });
@@ -149,6 +155,7 @@ async function runBare(port: number, events = EVENTS, paceMs = 0): Promise<Resul
   const latencies: number[] = [];
   const started = performance.now();
   const cpu0 = process.cpuUsage();
+  const loop0 = performance.eventLoopUtilization();
   let produced = 0;
   const produce = async () => {
     for (let i = 0; i < events; i++) {
@@ -187,9 +194,10 @@ async function runBare(port: number, events = EVENTS, paceMs = 0): Promise<Resul
   await Promise.all([producing, ...Array.from({ length: CONCURRENCY }, worker)]);
   const seconds = (performance.now() - started) / 1000;
   const cpuUs = cpuPer(cpu0, delivered);
+  const loopUs = loopPer(loop0, delivered);
   await pool.close();
   latencies.sort((a, b) => a - b);
-  return { name: 'bare undici loop (inline sign, keep-alive POST)', deliveries: delivered, seconds, perSecond: delivered / seconds, p50: pct(latencies, 50), p99: pct(latencies, 99), cpuUs };
+  return { name: 'bare undici loop (inline sign, keep-alive POST)', deliveries: delivered, seconds, perSecond: delivered / seconds, p50: pct(latencies, 50), p99: pct(latencies, 99), cpuUs, loopUs };
 }
 
 /** The bare loop in a process of its own, kept for the whole run (warmed up like the host). */
@@ -236,6 +244,7 @@ if (BARE_CHILD) {
     console.log(`ratio host/bare throughput: ${(host.perSecond / bareBest.perSecond).toFixed(3)}`);
     // Steadier than throughput where other tenants share the cores: the work each side does per delivery.
     console.log(`CPU per delivery (each side's process, all threads): host ${host.cpuUs.toFixed(0)} µs, bare ${bareBest.cpuUs.toFixed(0)} µs, ratio bare/host ${(bareBest.cpuUs / host.cpuUs).toFixed(3)}`);
+    console.log(`event loop busy per delivery (the main thread): host ${host.loopUs.toFixed(0)} µs, bare ${bareBest.loopUs.toFixed(0)} µs`);
     if (sql) console.log(sql.report(2 * EVENTS * ENDPOINTS, 'delivery'));
     // Light load: latency, not throughput.
     const lightHost = await runHost(receiver.port, LIGHT_EVENTS, LIGHT_MS);

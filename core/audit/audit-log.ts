@@ -4,7 +4,7 @@ import type { AuditQuery, AuditRepo } from '../storage/repos/audit-log.ts';
 import type { Outbox } from '../events/outbox.ts';
 import type { Actor } from '../kernel/actor.ts';
 import type { Clock } from '../kernel/clock.ts';
-import { newId, isoNow } from '../kernel/ids.ts';
+import { newSortableId, isoNow } from '../kernel/ids.ts';
 
 export interface AuditEntry {
   companyId: string;
@@ -70,8 +70,9 @@ export class AuditLog {
 
   /** Must be called inside the write's transaction. */
   async record(e: AuditEntry): Promise<AuditRow> {
+    const now = this.clock.now();
     const row: AuditRow = {
-      id: newId('aud'),
+      id: newSortableId('aud', now),
       companyId: e.companyId,
       actor: e.actor,
       appId: e.appId,
@@ -81,7 +82,7 @@ export class AuditLog {
       before: e.before ?? null,
       after: e.after ?? null,
       requestId: e.requestId ?? null,
-      at: isoNow(this.clock.now()),
+      at: isoNow(now),
     };
     await this.repo.insert({ ...row, actorType: row.actor.type, actorId: row.actor.id });
     await this.outbox.emit(e.companyId, auditTopic(e.resource, e.action), row);

@@ -4,7 +4,7 @@
 import type { Db } from '../storage/db.ts';
 import type { OutboxRepo, PendingRow } from '../storage/repos/outbox.ts';
 import type { Clock } from '../kernel/clock.ts';
-import { newId, isoNow } from '../kernel/ids.ts';
+import { newSortableId, isoNow } from '../kernel/ids.ts';
 
 export interface OutboxEvent {
   id: string;
@@ -34,7 +34,8 @@ export class Outbox {
    */
   async emit(companyId: string, topic: string, data: unknown, test = false, subjectId: string | null = null): Promise<OutboxEvent> {
     if (!this.db.inTransaction()) throw new Error(`event ${topic} emitted outside a transaction`);
-    const ev: OutboxEvent = { id: newId('evt'), companyId, topic, data, test, createdAt: isoNow(this.clock.now()) };
+    const now = this.clock.now();
+    const ev: OutboxEvent = { id: newSortableId('evt', now), companyId, topic, data, test, createdAt: isoNow(now) };
     await this.repo.insert({ ...ev, data: JSON.stringify(data), subjectId });
     this.db.afterCommit(this.committed);
     return ev;

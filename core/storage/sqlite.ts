@@ -9,6 +9,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import Database from 'better-sqlite3';
 import type { Db, Params } from './db.ts';
 import { sqliteDialect } from './dialect.ts';
+import { Checkpointer } from './checkpointer.ts';
 
 interface Tx {
   depth: number;
@@ -24,6 +25,7 @@ export class SqliteDb implements Db {
   /** Set while a transaction holds the connection; resolves when it ends. */
   private held: Promise<void> | null = null;
   private readonly dataVersion: Database.Statement;
+  private readonly checkpointer?: Checkpointer;
   private seenVersion: number;
 
   constructor(file: string) {
@@ -33,6 +35,11 @@ export class SqliteDb implements Db {
     this.conn.pragma('synchronous = NORMAL');
     this.conn.pragma('foreign_keys = ON');
     this.conn.pragma('busy_timeout = 5000');
+    if (file !== ':memory:') {
+      // Checkpoints run on a thread of their own (checkpointer.ts), or here again should it fail.
+      this.conn.pragma('wal_autocheckpoint = 0');
+      this.checkpointer = new Checkpointer(file, { onFailure: () => this.conn.pragma('wal_autocheckpoint = 1000') });
+    }
     this.dataVersion = this.conn.prepare('PRAGMA data_version').pluck();
     this.seenVersion = this.dataVersion.get() as number;
   }
@@ -66,12 +73,15 @@ export class SqliteDb implements Db {
 
   async run(sql: string, params: Params = []): Promise<{ changes: number }> {
     while (this.held && !this.current()) await this.held;
-    return { changes: this.stmt(sql).run(...params).changes };
+    const { changes } = this.stmt(sql).run(...params);
+    if (!this.held) this.checkpointer?.committed();
+    return { changes };
   }
 
   async exec(sql: string): Promise<void> {
     while (this.held && !this.current()) await this.held;
     this.conn.exec(sql);
+    if (!this.held) this.checkpointer?.committed();
   }
 
   inTransaction(): boolean {
@@ -97,6 +107,7 @@ export class SqliteDb implements Db {
       this.conn.exec('BEGIN IMMEDIATE');
       const result = await this.als.run(tx, fn);
       this.conn.exec('COMMIT');
+      this.checkpointer?.committed();
       tx.open = false;
       for (const f of tx.after) f();
       return result;
@@ -151,6 +162,7 @@ export class SqliteDb implements Db {
 
   async close(): Promise<void> {
     if (this.held) await this.held;
+    await this.checkpointer?.close();
     this.conn.close();
   }
 }

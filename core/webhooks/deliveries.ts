@@ -7,7 +7,7 @@ import {
 import type { UnitOfWork, WriteScope } from '../audit/unit-of-work.ts';
 import type { Clock } from '../kernel/clock.ts';
 import { DiwanError } from '../kernel/errors/diwan-error.ts';
-import { newId, isoNow } from '../kernel/ids.ts';
+import { newId, newSortableId, isoNow } from '../kernel/ids.ts';
 import type { SendResult } from './send.ts';
 import type { DeliveryState } from './ladder.ts';
 
@@ -154,7 +154,7 @@ export class Deliveries {
 
   /** New pending deliveries, due now. Call inside the fan-out transaction. */
   insertMany(rows: Omit<NewDelivery, 'id'>[], nowMs: number): Promise<void> {
-    return this.repo.insertMany(rows.map((r) => ({ id: newId('dlv'), ...r })), nowMs, isoNow(nowMs));
+    return this.repo.insertMany(rows.map((r) => ({ id: newSortableId('dlv', nowMs), ...r })), nowMs, isoNow(nowMs));
   }
 
   /**

@@ -1,0 +1,98 @@
+// The write-ahead log is checkpointed by the worker connection, not inside the writer's COMMIT;
+// a worker that cannot run hands checkpoints back to the writer.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { afterEach, describe, expect, it } from 'vitest';
+import { Checkpointer } from './checkpointer.ts';
+import { SqliteDb } from './sqlite.ts';
+
+const dirs: string[] = [];
+const tmpFile = () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'diwan-ckpt-'));
+  dirs.push(dir);
+  return path.join(dir, 'db.sqlite');
+};
+afterEach(() => dirs.splice(0).forEach((d) => fs.rmSync(d, { recursive: true, force: true })));
+
+async function until(ok: () => boolean, ms = 5000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!ok()) {
+    if (Date.now() > end) throw new Error('timed out');
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+/** Frames in the log that are not yet in the database, as the writer sees them. */
+const uncopied = (conn: Database.Database) => {
+  const [r] = conn.pragma('wal_checkpoint(PASSIVE)') as { log: number; checkpointed: number }[];
+  return r.log - r.checkpointed;
+};
+
+describe('Checkpointer', () => {
+  it('copies the log into the database on its worker once it passes the threshold, and not before', async () => {
+    const file = tmpFile();
+    const conn = new Database(file);
+    conn.pragma('journal_mode = WAL');
+    conn.pragma('wal_autocheckpoint = 0');
+    conn.exec('CREATE TABLE t (v TEXT)');
+    const onFailure = () => expect.fail('the worker should run');
+    const cp = new Checkpointer(file, { onFailure, logBytes: 64 * 1024 });
+    try {
+      conn.prepare('INSERT INTO t VALUES (?)').run('small');
+      cp.committed();
+      await new Promise((r) => setTimeout(r, 250));
+      expect(cp.count).toBe(0);
+
+      const insert = conn.prepare('INSERT INTO t VALUES (?)');
+      conn.transaction(() => {
+        for (let i = 0; i < 200; i++) insert.run('x'.repeat(1000));
+      })();
+      cp.committed();
+      await until(() => cp.count === 1);
+      // The writer's own checkpoint now finds nothing left to copy.
+      expect(uncopied(conn)).toBe(0);
+    } finally {
+      await cp.close();
+      conn.close();
+    }
+    const again = new Database(file, { readonly: true });
+    expect(again.prepare('SELECT count(*) FROM t').pluck().get()).toBe(201);
+    again.close();
+  });
+
+  it('tells its owner when the worker cannot open the file, and stops asking it', async () => {
+    // A log beside a "database" that is a folder: the worker's connection cannot open it.
+    const file = tmpFile();
+    fs.mkdirSync(file);
+    fs.writeFileSync(`${file}-wal`, Buffer.alloc(4096));
+    let failures = 0;
+    const cp = new Checkpointer(file, { onFailure: () => failures++, logBytes: 1 });
+    try {
+      cp.committed();
+      await until(() => failures === 1);
+      cp.committed();
+      await new Promise((r) => setTimeout(r, 250));
+      expect(failures).toBe(1);
+      expect(cp.count).toBe(0);
+    } finally {
+      await cp.close();
+    }
+  });
+
+  it('SqliteDb: a file database leaves checkpoints to the worker, an in-memory one has none', async () => {
+    const file = tmpFile();
+    const db = new SqliteDb(file);
+    try {
+      expect(await db.get<{ wal_autocheckpoint: number }>('PRAGMA wal_autocheckpoint')).toEqual({ wal_autocheckpoint: 0 });
+    } finally {
+      await db.close();
+    }
+    // Closed last, the writer's connection still tidies the log away.
+    expect(fs.existsSync(`${file}-wal`)).toBe(false);
+    const mem = new SqliteDb(':memory:');
+    expect(await mem.get<{ wal_autocheckpoint: number }>('PRAGMA wal_autocheckpoint')).toEqual({ wal_autocheckpoint: 1000 });
+    await mem.close();
+  });
+});
