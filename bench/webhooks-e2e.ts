@@ -16,6 +16,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { performance } from 'node:perf_hooks';
 import { Pool } from 'undici';
 import { buildHost } from '../core/host.ts';
 import { REPO_ROOT, validManifest } from '../core/apps/app-source.ts';

@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
-import { Checkpointer } from './checkpointer.ts';
+import { BACKSTOP_PAGES, Checkpointer, uncopiedPages } from './checkpointer.ts';
 import { SqliteDb } from './sqlite.ts';
 
 const dirs: string[] = [];
@@ -24,12 +24,6 @@ async function until(ok: () => boolean, ms = 5000): Promise<void> {
   }
 }
 
-/** Frames in the log that are not yet in the database, as the writer sees them. */
-const uncopied = (conn: Database.Database) => {
-  const [r] = conn.pragma('wal_checkpoint(PASSIVE)') as { log: number; checkpointed: number }[];
-  return r.log - r.checkpointed;
-};
-
 describe('Checkpointer', () => {
   it('copies the log into the database on its worker once it passes the threshold, and not before', async () => {
     const file = tmpFile();
@@ -38,7 +32,7 @@ describe('Checkpointer', () => {
     conn.pragma('wal_autocheckpoint = 0');
     conn.exec('CREATE TABLE t (v TEXT)');
     const onFailure = () => expect.fail('the worker should run');
-    const cp = new Checkpointer(file, { onFailure, logBytes: 64 * 1024 });
+    const cp = new Checkpointer(file, { onFailure, frames: 16 });
     try {
       conn.prepare('INSERT INTO t VALUES (?)').run('small');
       cp.committed();
@@ -50,9 +44,9 @@ describe('Checkpointer', () => {
         for (let i = 0; i < 200; i++) insert.run('x'.repeat(1000));
       })();
       cp.committed();
+      expect(uncopiedPages(file)).toBeGreaterThan(16);
       await until(() => cp.count === 1);
-      // The writer's own checkpoint now finds nothing left to copy.
-      expect(uncopied(conn)).toBe(0);
+      expect(uncopiedPages(file)).toBe(0);
     } finally {
       await cp.close();
       conn.close();
@@ -63,12 +57,16 @@ describe('Checkpointer', () => {
   });
 
   it('tells its owner when the worker cannot open the file, and stops asking it', async () => {
-    // A log beside a "database" that is a folder: the worker's connection cannot open it.
+    // A log index saying 10 pages are waiting, beside a "database" that is a folder: the
+    // worker's connection cannot open it.
     const file = tmpFile();
     fs.mkdirSync(file);
-    fs.writeFileSync(`${file}-wal`, Buffer.alloc(4096));
+    const header = Buffer.alloc(136);
+    header[os.endianness() === 'LE' ? 'writeUInt32LE' : 'writeUInt32BE'](10, 16);
+    fs.writeFileSync(`${file}-shm`, header);
+    expect(uncopiedPages(file)).toBe(10);
     let failures = 0;
-    const cp = new Checkpointer(file, { onFailure: () => failures++, logBytes: 1 });
+    const cp = new Checkpointer(file, { onFailure: () => failures++, frames: 1 });
     try {
       cp.committed();
       await until(() => failures === 1);
@@ -81,11 +79,11 @@ describe('Checkpointer', () => {
     }
   });
 
-  it('SqliteDb: a file database leaves checkpoints to the worker, an in-memory one has none', async () => {
+  it('SqliteDb: a file database leaves checkpoints to the worker up to the backstop; an in-memory one has no log', async () => {
     const file = tmpFile();
     const db = new SqliteDb(file);
     try {
-      expect(await db.get<{ wal_autocheckpoint: number }>('PRAGMA wal_autocheckpoint')).toEqual({ wal_autocheckpoint: 0 });
+      expect(await db.get<{ wal_autocheckpoint: number }>('PRAGMA wal_autocheckpoint')).toEqual({ wal_autocheckpoint: BACKSTOP_PAGES });
     } finally {
       await db.close();
     }

@@ -2,23 +2,50 @@
 // runs one inside the COMMIT that takes the log past 1,000 pages, on the connection's (here:
 // the event loop's) thread: it copies those pages into the database and syncs both files,
 // stalling every request and delivery meanwhile (half the COMMIT time of a webhook burst:
-// bench/webhooks-e2e.ts with SQL_TIME=1). Here the connection's own checkpoints are off;
-// after a commit, once the log has grown past LOG_BYTES, a worker connection checkpoints it
-// (PASSIVE: it never blocks the writer) and the next writer starts the log over.
+// bench/webhooks-e2e.ts with SQL_TIME=1). Here, after a commit, once 1,000 pages of the log
+// are not yet in the database, a worker connection copies them (PASSIVE: it never blocks the
+// writer), and the next writer starts the log over. The connection's own checkpoints are left
+// as a backstop at BACKSTOP_PAGES (sqlite.ts), for a log that never empties under constant writes.
 import fs from 'node:fs';
+import os from 'node:os';
 import { Worker } from 'node:worker_threads';
 
 const WORKER = new URL('./checkpoint-worker.mjs', import.meta.url);
-/** SQLite's own threshold (1,000 pages of 4 KiB). */
-const LOG_BYTES = 4096 * 1000;
-/** How long after a commit the log's size is looked at: commits in between are checkpointed together. */
+/** SQLite's own threshold. */
+const FRAMES = 1000;
+/** Where the writer checkpoints itself after all: ten times that. */
+export const BACKSTOP_PAGES = 10 * FRAMES;
+/** How long after a commit the log is looked at: commits in between are checkpointed together. */
 const DELAY_MS = 100;
+
+/**
+ * Pages in the log not yet copied into the database, read from the wal-index header
+ * (https://www.sqlite.org/walformat.html: `mxFrame` at byte 16, `nBackfill` at byte 96, in the
+ * machine's byte order); 0 without a log.
+ */
+export function uncopiedPages(file: string): number {
+  let fd: number;
+  try {
+    fd = fs.openSync(`${file}-shm`, 'r');
+  } catch {
+    return 0;
+  }
+  try {
+    const b = Buffer.alloc(100);
+    if (fs.readSync(fd, b, 0, 100, 0) < 100) return 0;
+    const le = os.endianness() === 'LE';
+    const [frames, copied] = le ? [b.readUInt32LE(16), b.readUInt32LE(96)] : [b.readUInt32BE(16), b.readUInt32BE(96)];
+    return Math.max(0, frames - copied);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
 
 export interface CheckpointerOptions {
   /** Called when the worker cannot run: the connection should checkpoint itself again. */
   onFailure: () => void;
-  /** Log size from which a checkpoint runs (tests make it small). */
-  logBytes?: number;
+  /** Pages not yet copied from which a checkpoint runs (tests make it small). */
+  frames?: number;
 }
 
 export class Checkpointer {
@@ -46,13 +73,7 @@ export class Checkpointer {
   }
 
   private check(): void {
-    let size = 0;
-    try {
-      size = fs.statSync(`${this.file}-wal`).size;
-    } catch {
-      return;
-    }
-    if (size < (this.options.logBytes ?? LOG_BYTES) || this.closed) return;
+    if (this.closed || uncopiedPages(this.file) < (this.options.frames ?? FRAMES)) return;
     this.running = true;
     const w = this.start();
     w.once('message', (r: { ok: boolean }) => {

@@ -9,7 +9,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import Database from 'better-sqlite3';
 import type { Db, Params } from './db.ts';
 import { sqliteDialect } from './dialect.ts';
-import { Checkpointer } from './checkpointer.ts';
+import { BACKSTOP_PAGES, Checkpointer } from './checkpointer.ts';
 
 interface Tx {
   depth: number;
@@ -36,8 +36,9 @@ export class SqliteDb implements Db {
     this.conn.pragma('foreign_keys = ON');
     this.conn.pragma('busy_timeout = 5000');
     if (file !== ':memory:') {
-      // Checkpoints run on a thread of their own (checkpointer.ts), or here again should it fail.
-      this.conn.pragma('wal_autocheckpoint = 0');
+      // Checkpoints run on a thread of their own (checkpointer.ts); here only as a backstop, or
+      // as usual again should that thread fail.
+      this.conn.pragma(`wal_autocheckpoint = ${BACKSTOP_PAGES}`);
       this.checkpointer = new Checkpointer(file, { onFailure: () => this.conn.pragma('wal_autocheckpoint = 1000') });
     }
     this.dataVersion = this.conn.prepare('PRAGMA data_version').pluck();
