@@ -32,7 +32,7 @@ describe('Checkpointer', () => {
     conn.pragma('wal_autocheckpoint = 0');
     conn.exec('CREATE TABLE t (v TEXT)');
     const onFailure = () => expect.fail('the worker should run');
-    const cp = new Checkpointer(file, { onFailure, frames: 16 });
+    const cp = new Checkpointer(file, { onFailure, pages: 16 });
     try {
       conn.prepare('INSERT INTO t VALUES (?)').run('small');
       cp.committed();
@@ -66,7 +66,7 @@ describe('Checkpointer', () => {
     fs.writeFileSync(`${file}-shm`, header);
     expect(uncopiedPages(file)).toBe(10);
     let failures = 0;
-    const cp = new Checkpointer(file, { onFailure: () => failures++, frames: 1 });
+    const cp = new Checkpointer(file, { onFailure: () => failures++, pages: 1 });
     try {
       cp.committed();
       await until(() => failures === 1);

@@ -12,9 +12,9 @@ import { Worker } from 'node:worker_threads';
 
 const WORKER = new URL('./checkpoint-worker.mjs', import.meta.url);
 /** SQLite's own threshold. */
-const FRAMES = 1000;
+const PAGES = 1000;
 /** Where the writer checkpoints itself after all: ten times that. */
-export const BACKSTOP_PAGES = 10 * FRAMES;
+export const BACKSTOP_PAGES = 10 * PAGES;
 /** How long after a commit the log is looked at: commits in between are checkpointed together. */
 const DELAY_MS = 100;
 
@@ -34,8 +34,8 @@ export function uncopiedPages(file: string): number {
     const b = Buffer.alloc(100);
     if (fs.readSync(fd, b, 0, 100, 0) < 100) return 0;
     const le = os.endianness() === 'LE';
-    const [frames, copied] = le ? [b.readUInt32LE(16), b.readUInt32LE(96)] : [b.readUInt32BE(16), b.readUInt32BE(96)];
-    return Math.max(0, frames - copied);
+    const [logged, copied] = le ? [b.readUInt32LE(16), b.readUInt32LE(96)] : [b.readUInt32BE(16), b.readUInt32BE(96)];
+    return Math.max(0, logged - copied);
   } finally {
     fs.closeSync(fd);
   }
@@ -45,7 +45,7 @@ export interface CheckpointerOptions {
   /** Called when the worker cannot run: the connection should checkpoint itself again. */
   onFailure: () => void;
   /** Pages not yet copied from which a checkpoint runs (tests make it small). */
-  frames?: number;
+  pages?: number;
 }
 
 export class Checkpointer {
@@ -73,12 +73,12 @@ export class Checkpointer {
   }
 
   private check(): void {
-    if (this.closed || uncopiedPages(this.file) < (this.options.frames ?? FRAMES)) return;
+    if (this.closed || uncopiedPages(this.file) < (this.options.pages ?? PAGES)) return;
     this.running = true;
     const w = this.start();
-    w.once('message', (r: { ok: boolean }) => {
+    w.once('message', (ok: boolean) => {
       this.running = false;
-      if (r.ok) this.count++;
+      if (ok) this.count++;
       // One that fails would fail again: the log must not grow without bound meanwhile.
       else this.fail();
     });
