@@ -1,6 +1,6 @@
 // Worker thread of the Checkpointer (checkpointer.ts): its own connection to the SQLite file,
-// which copies the write-ahead log into the database when asked and answers whether it could. Plain JS so it loads the same
-// under tsx, vitest and node.
+// which copies the write-ahead log into the database when asked and answers whether it could.
+// Plain JS so it loads the same under tsx, vitest and node.
 import { parentPort, workerData } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 

@@ -7,6 +7,7 @@ import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BACKSTOP_PAGES, Checkpointer, uncopiedPages } from './checkpointer.ts';
 import { SqliteDb } from './sqlite.ts';
+import { sleep, until } from '../../test/webhooks-kit.ts';
 
 const dirs: string[] = [];
 const tmpFile = () => {
@@ -15,14 +16,6 @@ const tmpFile = () => {
   return path.join(dir, 'db.sqlite');
 };
 afterEach(() => dirs.splice(0).forEach((d) => fs.rmSync(d, { recursive: true, force: true })));
-
-async function until(ok: () => boolean, ms = 5000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!ok()) {
-    if (Date.now() > end) throw new Error('timed out');
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 describe('Checkpointer', () => {
   it('copies the log into the database on its worker once it passes the threshold, and not before', async () => {
@@ -36,7 +29,7 @@ describe('Checkpointer', () => {
     try {
       conn.prepare('INSERT INTO t VALUES (?)').run('small');
       cp.committed();
-      await new Promise((r) => setTimeout(r, 250));
+      await sleep(250);
       expect(cp.count).toBe(0);
 
       const insert = conn.prepare('INSERT INTO t VALUES (?)');
@@ -45,7 +38,7 @@ describe('Checkpointer', () => {
       })();
       cp.committed();
       expect(uncopiedPages(file)).toBeGreaterThan(16);
-      await until(() => cp.count === 1);
+      await until(() => cp.count === 1, 5000, 'a checkpoint');
       expect(uncopiedPages(file)).toBe(0);
     } finally {
       await cp.close();
@@ -69,9 +62,9 @@ describe('Checkpointer', () => {
     const cp = new Checkpointer(file, { onFailure: () => failures++, pages: 1 });
     try {
       cp.committed();
-      await until(() => failures === 1);
+      await until(() => failures === 1, 5000, 'the failure reported');
       cp.committed();
-      await new Promise((r) => setTimeout(r, 250));
+      await sleep(250);
       expect(failures).toBe(1);
       expect(cp.count).toBe(0);
     } finally {
