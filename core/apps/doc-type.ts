@@ -225,7 +225,7 @@ export class DocType {
       const v = given[k];
       if (v !== undefined && this.filterable.has(k)) filters.push([k, v]);
     }
-    if (filters.length > 1) filters.sort(byKey);
+    filters.sort(byKey);
     return { page, pageSize, result: this.deps.table.page(companyId, filters, page, pageSize, this.orderOf(q.sort)) };
   }
 
