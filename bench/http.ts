@@ -130,16 +130,19 @@ async function sanityCheck(data: HttpBenchData, hostPort: number, barePort: numb
   if (hi.body.data.total !== 1560.75) throw new Error(`sanity: unexpected invoice total ${hi.body.data.total}`);
 }
 
+/** The run's shape when neither the command line nor a caller gives it. */
+const DEFAULTS = { rounds: 10, seconds: 3, connections: 8, customers: 10_000 };
+
 export async function runHttpBench(opts: { rounds?: number; seconds?: number; connections?: number; customers?: number; log?: (s: string) => void } = {}): Promise<HttpBenchResult> {
-  const rounds = opts.rounds ?? 10;
-  const seconds = opts.seconds ?? 3;
-  const connections = opts.connections ?? 8;
+  const rounds = opts.rounds ?? DEFAULTS.rounds;
+  const seconds = opts.seconds ?? DEFAULTS.seconds;
+  const connections = opts.connections ?? DEFAULTS.connections;
   const log = opts.log ?? ((s: string) => console.log(s));
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'diwan-bench-http-'));
   const children: ChildProcess[] = [];
   try {
     let t0 = performance.now();
-    const data = await seedHttpBench(dataDir, opts.customers ?? 10_000);
+    const data = await seedHttpBench(dataDir, opts.customers ?? DEFAULTS.customers);
     log(`seeded ${fmtInt(data.customers)} customers and ${fmtInt(data.customers)} generated-type documents through the DocType API in ${((performance.now() - t0) / 1000).toFixed(1)} s (${dataDir})`);
 
     t0 = performance.now();
@@ -268,7 +271,7 @@ export function printHttpSummary(r: HttpBenchResult, log: (s: string) => void = 
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   console.log(`bench/http.ts — ${machineLine()} — ${new Date().toISOString()}`);
-  const r = await runHttpBench({ rounds: arg('rounds', 10), seconds: arg('seconds', 3), connections: arg('connections', 8), customers: arg('customers', 10_000) });
+  const r = await runHttpBench({ rounds: arg('rounds', DEFAULTS.rounds), seconds: arg('seconds', DEFAULTS.seconds), connections: arg('connections', DEFAULTS.connections), customers: arg('customers', DEFAULTS.customers) });
   printHttpSummary(r);
   if (!r.valid) process.exitCode = 1;
 }
