@@ -2,12 +2,11 @@
 // runs one inside the COMMIT that takes the log past 1,000 pages, on the connection's (here:
 // the event loop's) thread: it copies those pages into the database and syncs both files,
 // stalling every request and delivery meanwhile (half the COMMIT time of a webhook burst:
-// bench/webhooks-e2e.ts with SQL_TIME=1). Here, after a commit, once 1,000 pages of the log
-// are not yet in the database, a worker connection copies them (PASSIVE: it never blocks the
+// bench/webhooks-e2e.ts with SQL_TIME=1). Here, after a commit, once the log holds 1,000 pages
+// since it last started over, a worker connection copies them (PASSIVE: it never blocks the
 // writer), and the next writer starts the log over. The connection's own checkpoints are left
 // as a backstop at BACKSTOP_PAGES (sqlite.ts), for a log that never empties under constant writes.
 import fs from 'node:fs';
-import os from 'node:os';
 import { Worker } from 'node:worker_threads';
 
 const WORKER = new URL('./checkpoint-worker.mjs', import.meta.url);
@@ -19,32 +18,24 @@ export const BACKSTOP_PAGES = 10 * PAGES;
 const DELAY_MS = 100;
 
 /**
- * Pages in the log not yet copied into the database, read from the wal-index header
- * (https://www.sqlite.org/walformat.html: `mxFrame` at byte 16, `nBackfill` at byte 96, in the
- * machine's byte order); 0 without a log.
+ * Pages written to the log since it last started over: its size, which the writer's connection
+ * truncates at each restart (`journal_size_limit = 0`, sqlite.ts); 0 without a log. Only a
+ * stat: a descriptor of our own on the log or its index, once closed, would drop every lock
+ * this process holds on them (POSIX), and another process closing the database would then
+ * delete both under the live connection (SIGBUS).
  */
-export function uncopiedPages(file: string): number {
-  let fd: number;
+export function loggedPages(file: string): number {
   try {
-    fd = fs.openSync(`${file}-shm`, 'r');
+    return Math.floor(fs.statSync(`${file}-wal`).size / 4096);
   } catch {
     return 0;
-  }
-  try {
-    const b = Buffer.alloc(100);
-    if (fs.readSync(fd, b, 0, 100, 0) < 100) return 0;
-    const le = os.endianness() === 'LE';
-    const [logged, copied] = le ? [b.readUInt32LE(16), b.readUInt32LE(96)] : [b.readUInt32BE(16), b.readUInt32BE(96)];
-    return Math.max(0, logged - copied);
-  } finally {
-    fs.closeSync(fd);
   }
 }
 
 export interface CheckpointerOptions {
   /** Called when the worker cannot run: the connection should checkpoint itself again. */
   onFailure: () => void;
-  /** Pages not yet copied from which a checkpoint runs (tests make it small). */
+  /** Pages in the log from which a checkpoint runs (tests make it small). */
   pages?: number;
 }
 
@@ -73,7 +64,7 @@ export class Checkpointer {
   }
 
   private check(): void {
-    if (this.closed || uncopiedPages(this.file) < (this.options.pages ?? PAGES)) return;
+    if (this.closed || loggedPages(this.file) < (this.options.pages ?? PAGES)) return;
     this.running = true;
     const w = this.start();
     w.once('message', (ok: boolean) => {

@@ -39,6 +39,8 @@ export class SqliteDb implements Db {
       // Checkpoints run on a thread of their own (checkpointer.ts); here only as a backstop, or
       // as usual again should that thread fail.
       this.conn.pragma(`wal_autocheckpoint = ${BACKSTOP_PAGES}`);
+      // The log is cut back when it starts over, so that its size tells the pages since (loggedPages).
+      this.conn.pragma('journal_size_limit = 0');
       this.checkpointer = new Checkpointer(file, { onFailure: () => this.conn.pragma('wal_autocheckpoint = 1000') });
     }
     this.dataVersion = this.conn.prepare('PRAGMA data_version').pluck();
