@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
-import { BACKSTOP_PAGES, Checkpointer, loggedPages } from './checkpointer.ts';
+import { BACKSTOP_PAGES, Checkpointer, LOG_LIMIT_BYTES, logFilePages } from './checkpointer.ts';
 import { SqliteDb } from './sqlite.ts';
 import { sleep, until } from '../../test/webhooks-kit.ts';
 
@@ -19,15 +19,16 @@ const tmpFile = () => {
 afterEach(() => dirs.splice(0).forEach((d) => fs.rmSync(d, { recursive: true, force: true })));
 
 describe('Checkpointer', () => {
-  it('copies the log into the database on its worker once it passes the threshold, and not before', async () => {
+  it('copies the log into the database on its worker once the log file reaches the threshold, then after later commits', async () => {
     const file = tmpFile();
     const conn = new Database(file);
     conn.pragma('journal_mode = WAL');
     conn.pragma('wal_autocheckpoint = 0');
-    conn.pragma('journal_size_limit = 0');
     conn.exec('CREATE TABLE t (v TEXT)');
     const onFailure = () => expect.fail('the worker should run');
     const cp = new Checkpointer(file, { onFailure, pages: 16 });
+    // Frames in the log now (a PASSIVE checkpoint that finds the worker's work done copies nothing).
+    const frames = () => (conn.pragma('wal_checkpoint(PASSIVE)') as { log: number }[])[0].log;
     try {
       conn.prepare('INSERT INTO t VALUES (?)').run('small');
       cp.committed();
@@ -38,18 +39,24 @@ describe('Checkpointer', () => {
       conn.transaction(() => {
         for (let i = 0; i < 200; i++) insert.run('x'.repeat(1000));
       })();
+      const size = logFilePages(file);
+      expect(size).toBeGreaterThan(16);
       cp.committed();
-      expect(loggedPages(file)).toBeGreaterThan(16);
       await until(() => cp.count === 1, 5000, 'a checkpoint');
-      // All copied: the next write starts the log over, cut back to what it writes.
+      // All copied: the next write starts the log over, in the same file, which keeps its size.
       insert.run('after');
-      expect(loggedPages(file)).toBeLessThan(16);
+      expect(frames()).toBeLessThan(16);
+      expect(logFilePages(file)).toBe(size);
+      // The file is large now: a small commit is checkpointed too.
+      insert.run('later');
+      cp.committed();
+      await until(() => cp.count === 2, 5000, 'a second checkpoint');
     } finally {
       await cp.close();
       conn.close();
     }
     const again = new Database(file, { readonly: true });
-    expect(again.prepare('SELECT count(*) FROM t').pluck().get()).toBe(202);
+    expect(again.prepare('SELECT count(*) FROM t').pluck().get()).toBe(203);
     again.close();
   });
 
@@ -58,7 +65,7 @@ describe('Checkpointer', () => {
     const file = tmpFile();
     fs.mkdirSync(file);
     fs.writeFileSync(`${file}-wal`, Buffer.alloc(10 * 4096));
-    expect(loggedPages(file)).toBe(10);
+    expect(logFilePages(file)).toBe(10);
     let failures = 0;
     const cp = new Checkpointer(file, { onFailure: () => failures++, pages: 1 });
     try {
@@ -74,7 +81,7 @@ describe('Checkpointer', () => {
   });
 
   it('SqliteDb: another process that opens and closes the file leaves the live log and its index alone', async () => {
-    // The checkpointer looks at the log after a commit, by a stat only (see loggedPages). This
+    // The checkpointer looks at the log after a commit, by a stat only (see logFilePages). This
     // passed with the earlier descriptor-based look too: the race it lost (SIGBUS) is narrow.
     const file = tmpFile();
     const db = new SqliteDb(file);
@@ -92,11 +99,12 @@ describe('Checkpointer', () => {
     }
   });
 
-  it('SqliteDb: a file database leaves checkpoints to the worker up to the backstop; an in-memory one has no log', async () => {
+  it('SqliteDb: a file database leaves checkpoints to the worker up to the backstop and keeps its log file below the limit; an in-memory one has no log', async () => {
     const file = tmpFile();
     const db = new SqliteDb(file);
     try {
       expect(await db.get<{ wal_autocheckpoint: number }>('PRAGMA wal_autocheckpoint')).toEqual({ wal_autocheckpoint: BACKSTOP_PAGES });
+      expect(await db.get<{ journal_size_limit: number }>('PRAGMA journal_size_limit')).toEqual({ journal_size_limit: LOG_LIMIT_BYTES });
     } finally {
       await db.close();
     }

@@ -2,10 +2,12 @@
 // runs one inside the COMMIT that takes the log past 1,000 pages, on the connection's (here:
 // the event loop's) thread: it copies those pages into the database and syncs both files,
 // stalling every request and delivery meanwhile (half the COMMIT time of a webhook burst:
-// bench/webhooks-e2e.ts with SQL_TIME=1). Here, after a commit, once the log holds 1,000 pages
-// since it last started over, a worker connection copies them (PASSIVE: it never blocks the
-// writer), and the next writer starts the log over. The connection's own checkpoints are left
-// as a backstop at BACKSTOP_PAGES (sqlite.ts), for a log that never empties under constant writes.
+// bench/webhooks-e2e.ts with SQL_TIME=1). Here, once the log file has grown to 1,000 pages, a
+// worker connection copies the log 100 ms after commits (PASSIVE: it never blocks the writer),
+// and the next writer starts the log over. The file keeps its size (up to LOG_LIMIT_BYTES), so
+// commits overwrite it rather than grow it: growing it cost a small transaction ~15 µs more
+// (BENCHMARKS.md, seventh session). The connection's own checkpoints are left as a
+// backstop at BACKSTOP_PAGES (sqlite.ts), for a log that never empties under constant writes.
 import fs from 'node:fs';
 import { Worker } from 'node:worker_threads';
 
@@ -14,17 +16,18 @@ const WORKER = new URL('./checkpoint-worker.mjs', import.meta.url);
 const PAGES = 1000;
 /** Where the writer checkpoints itself after all: ten times that. */
 export const BACKSTOP_PAGES = 10 * PAGES;
+/** The log file is cut back to this when it starts over larger: above the backstop's ~41 MB, so a backstop cycle does not cut it. */
+export const LOG_LIMIT_BYTES = 64 * 1024 * 1024;
 /** How long after a commit the log is looked at: commits in between are checkpointed together. */
 const DELAY_MS = 100;
 
 /**
- * Pages written to the log since it last started over: its size, which the writer's connection
- * truncates at each restart (`journal_size_limit = 0`, sqlite.ts); 0 without a log. Only a
- * stat: a descriptor of our own on the log or its index, once closed, would drop every lock
- * this process holds on them (POSIX), and another process closing the database would then
- * delete both under the live connection (SIGBUS).
+ * The log file's size in pages, the most it has held since it was last cut back; 0 without a
+ * log. Only a stat: a descriptor of our own on the log or its index, once closed, would drop
+ * every lock this process holds on them (POSIX), and another process closing the database would
+ * then delete both under the live connection (SIGBUS).
  */
-export function loggedPages(file: string): number {
+export function logFilePages(file: string): number {
   try {
     return Math.floor(fs.statSync(`${file}-wal`).size / 4096);
   } catch {
@@ -35,7 +38,7 @@ export function loggedPages(file: string): number {
 export interface CheckpointerOptions {
   /** Called when the worker cannot run: the connection should checkpoint itself again. */
   onFailure: () => void;
-  /** Pages in the log from which a checkpoint runs (tests make it small). */
+  /** The log file's pages from which checkpoints run (tests make it small); below them no worker starts. */
   pages?: number;
 }
 
@@ -64,7 +67,7 @@ export class Checkpointer {
   }
 
   private check(): void {
-    if (this.closed || loggedPages(this.file) < (this.options.pages ?? PAGES)) return;
+    if (this.closed || logFilePages(this.file) < (this.options.pages ?? PAGES)) return;
     this.running = true;
     const w = this.start();
     w.once('message', (ok: boolean) => {

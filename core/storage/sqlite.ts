@@ -9,7 +9,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import Database from 'better-sqlite3';
 import type { Db, Params } from './db.ts';
 import { sqliteDialect } from './dialect.ts';
-import { BACKSTOP_PAGES, Checkpointer } from './checkpointer.ts';
+import { BACKSTOP_PAGES, Checkpointer, LOG_LIMIT_BYTES } from './checkpointer.ts';
 
 interface Tx {
   depth: number;
@@ -39,8 +39,7 @@ export class SqliteDb implements Db {
       // Checkpoints run on a thread of their own (checkpointer.ts); here only as a backstop, or
       // as usual again should that thread fail.
       this.conn.pragma(`wal_autocheckpoint = ${BACKSTOP_PAGES}`);
-      // The log is cut back when it starts over, so that its size tells the pages since (loggedPages).
-      this.conn.pragma('journal_size_limit = 0');
+      this.conn.pragma(`journal_size_limit = ${LOG_LIMIT_BYTES}`);
       this.checkpointer = new Checkpointer(file, { onFailure: () => this.conn.pragma('wal_autocheckpoint = 1000') });
     }
     this.dataVersion = this.conn.prepare('PRAGMA data_version').pluck();
