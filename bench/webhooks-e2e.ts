@@ -7,6 +7,11 @@
 // p50/p99 latency (write → 2xx) under a burst, with the CPU (all threads) and the main thread's
 // busy time per delivery (the serial part, steadier than the rate on a shared machine); then
 // p50/p99 at a light load (10 events a second, each sent as it is written).
+// Also the floor: the bare loop with the parts the host cannot do without and nothing else (a
+// committed event write per event through the host's SqliteDb and outbox, signing on the
+// host's SignerPool in batches, the host's guarded send), no fan-out and no delivery log. No
+// host can go faster than its floor; the floor/bare ratio says how close to the bare loop any
+// host built on those parts can come.
 // Usage: npx tsx bench/webhooks-e2e.ts [events, default 1000] [endpoints, default 4] [in flight per endpoint, default 8] [--postgres]
 // With --postgres, the host runs on a new database of DIWAN_BENCH_DATABASE_URL's server
 // (default postgres://postgres@127.0.0.1:5432/test), dropped after each run.
@@ -21,7 +26,12 @@ import { Pool } from 'undici';
 import { buildHost } from '../core/host.ts';
 import { REPO_ROOT, validManifest } from '../core/apps/app-source.ts';
 import { signHeader, unixSeconds, generateSecret } from '../core/webhooks/signature.ts';
-import { eventBody } from '../core/webhooks/dispatcher.ts';
+import { eventBody, EVENT_ID_HEADER } from '../core/webhooks/dispatcher.ts';
+import { SignerPool } from '../core/webhooks/signer-pool.ts';
+import { sendDelivery, webhookAgent } from '../core/webhooks/send.ts';
+import { Outbox } from '../core/events/outbox.ts';
+import { openStorage, type Storage } from '../core/storage/open.ts';
+import { systemClock } from '../core/kernel/clock.ts';
 import type { AttemptOutcome } from '../core/webhooks/deliveries.ts';
 import { forkTs, pgAdmin, sampleInvoiceData, startWebhookReceiver } from './lib/util.ts';
 import { sqlTimer } from './lib/sql-time.ts';
@@ -65,18 +75,20 @@ const WARM_UP = 3;
 const LIGHT_MS = 100;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** A new database of the bench's PostgreSQL server; its URL. */
+async function createPgDatabase(name: string): Promise<string> {
+  await pgAdmin(PG_SERVER, `CREATE DATABASE "${name}" TEMPLATE template0 ENCODING 'UTF8'`);
+  const u = new URL(PG_SERVER);
+  u.pathname = `/${name}`;
+  return u.toString();
+}
+
 async function runHost(port: number, events = EVENTS, paceMs = 0): Promise<Result> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'diwan-bench-wh-'));
   const file = path.join(REPO_ROOT, 'manifests', 'invoicing.json');
   const manifest = validManifest(JSON.parse(fs.readFileSync(file, 'utf8')));
   const pgName = POSTGRES ? `diwan_bench_wh_${process.pid}_${Date.now()}` : undefined;
-  let databaseUrl: string | undefined;
-  if (pgName) {
-    await pgAdmin(PG_SERVER, `CREATE DATABASE "${pgName}" TEMPLATE template0 ENCODING 'UTF8'`);
-    const u = new URL(PG_SERVER);
-    u.pathname = `/${pgName}`;
-    databaseUrl = u.toString();
-  }
+  const databaseUrl = pgName && (await createPgDatabase(pgName));
   const host = await buildHost({
     ...(databaseUrl ? { databaseUrl } : { dbFile: path.join(dir, 'bench.db') }),
     sources: [{ manifest, dir: path.join(REPO_ROOT, 'apps-installed', manifest.id), origin: 'first-party' }],
@@ -149,10 +161,37 @@ async function runHost(port: number, events = EVENTS, paceMs = 0): Promise<Resul
   }
 }
 
-async function runBare(port: number, events = EVENTS, paceMs = 0): Promise<Result> {
+/** What the floor adds to the bare loop: the host's own database, outbox, signing pool and send. */
+interface FloorParts {
+  storage: Storage;
+  outbox: Outbox;
+  signer: SignerPool;
+}
+/** Events whose deliveries the floor signs in one call, as a take signs what it took (~16 deliveries). */
+const FLOOR_SIGN_EVENTS = 4;
+
+/** On the host's kind of database: `url` (PostgreSQL, made and dropped by the parent) or a new SQLite file. */
+async function floorParts(url?: string): Promise<FloorParts> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'diwan-bench-floor-'));
+  const storage = await openStorage({ file: path.join(dir, 'floor.db'), ...(url ? { url } : {}) });
+  process.once('exit', () => fs.rmSync(dir, { recursive: true, force: true }));
+  return { storage, outbox: new Outbox(storage.db, storage.outbox, systemClock), signer: new SignerPool({ threads: Math.min(2, os.availableParallelism()) }) };
+}
+
+async function runBare(port: number, events = EVENTS, paceMs = 0, floor?: FloorParts): Promise<Result> {
   const secrets = Array.from({ length: ENDPOINTS }, () => generateSecret());
   const pool = new Pool(`http://127.0.0.1:${port}`, { connections: CONCURRENCY, pipelining: 1 });
-  const jobs: { body: string; endpoint: number; ready: number; eventId: string; warm: boolean }[] = [];
+  const agent = floor && webhookAgent({ allowLoopback: true, allowPrivate: false });
+  type Job = { body: string; bytes?: Buffer; endpoint: number; ready: number; eventId: string; warm: boolean; signature?: Promise<string> };
+  const jobs: Job[] = [];
+  let unsigned: Job[] = [];
+  const signAll = () => {
+    const batch = unsigned;
+    unsigned = [];
+    const t = unixSeconds(Date.now());
+    const headers = floor!.signer.sign(batch.map((j) => ({ secrets: [secrets[j.endpoint]], t, body: j.bytes! })));
+    batch.forEach((j, i) => (j.signature = headers.then((h) => h[i])));
+  };
   const latencies: number[] = [];
   const started = performance.now();
   const cpu0 = process.cpuUsage();
@@ -161,10 +200,19 @@ async function runBare(port: number, events = EVENTS, paceMs = 0): Promise<Resul
   const produce = async () => {
     for (let i = 0; i < events; i++) {
       if (paceMs) await sleep(paceMs);
-      const eventId = `evt_${i}`;
-      const body = eventBody({ event_id: eventId, topic: 'invoice.created', event_created_at: new Date().toISOString(), company_id: 'co_bench', data: JSON.stringify(sampleInvoiceData(i)), test: 0 });
+      const data = sampleInvoiceData(i);
+      let eventId = `evt_${i}`;
+      let createdAt = new Date().toISOString();
+      if (floor) ({ id: eventId, createdAt } = await floor.storage.db.transaction(() => floor.outbox.emit('co_bench', 'invoice.created', data)));
+      const body = eventBody({ event_id: eventId, topic: 'invoice.created', event_created_at: createdAt, company_id: 'co_bench', data: JSON.stringify(data), test: 0 });
+      const bytes = floor && Buffer.from(body, 'utf8');
       const ready = performance.now();
-      for (let e = 0; e < ENDPOINTS; e++) jobs.push({ body, endpoint: e, ready, eventId, warm: paceMs > 0 && i < WARM_UP });
+      for (let e = 0; e < ENDPOINTS; e++) {
+        const job: Job = { body, bytes, endpoint: e, ready, eventId, warm: paceMs > 0 && i < WARM_UP };
+        jobs.push(job);
+        if (floor) unsigned.push(job);
+      }
+      if (floor && (paceMs || unsigned.length >= FLOOR_SIGN_EVENTS * ENDPOINTS || i === events - 1)) signAll();
       produced++;
     }
   };
@@ -178,15 +226,22 @@ async function runBare(port: number, events = EVENTS, paceMs = 0): Promise<Resul
         continue;
       }
       const j = jobs[next++];
-      const t = unixSeconds(Date.now());
-      const res = await pool.request({
-        method: 'POST',
-        path: `/hook/${j.endpoint}`,
-        headers: { 'content-type': 'application/json', 'x-service-signature': signHeader([secrets[j.endpoint]], t, j.body), 'x-diwan-event-id': j.eventId },
-        body: j.body,
-      });
-      await res.body.text();
-      if (res.statusCode >= 200 && res.statusCode < 300) {
+      let ok: boolean;
+      if (floor) {
+        const headers = { 'x-service-signature': await j.signature!, [EVENT_ID_HEADER]: j.eventId };
+        ok = (await sendDelivery({ url: `http://127.0.0.1:${port}/hook/${j.endpoint}`, body: j.bytes!, headers, allowLoopback: true, allowPrivate: false, agent })).ok;
+      } else {
+        const t = unixSeconds(Date.now());
+        const res = await pool.request({
+          method: 'POST',
+          path: `/hook/${j.endpoint}`,
+          headers: { 'content-type': 'application/json', 'x-service-signature': signHeader([secrets[j.endpoint]], t, j.body), [EVENT_ID_HEADER]: j.eventId },
+          body: j.body,
+        });
+        await res.body.text();
+        ok = res.statusCode >= 200 && res.statusCode < 300;
+      }
+      if (ok) {
         delivered++;
         if (!j.warm) latencies.push(performance.now() - j.ready);
       }
@@ -197,15 +252,17 @@ async function runBare(port: number, events = EVENTS, paceMs = 0): Promise<Resul
   const cpuUs = cpuPer(cpu0, delivered);
   const loopUs = loopPer(loop0, delivered);
   await pool.close();
+  await agent?.destroy();
   latencies.sort((a, b) => a - b);
+  if (floor) return { name: 'floor (bare + event write, pool signing, guarded send)', deliveries: delivered, seconds, perSecond: delivered / seconds, p50: pct(latencies, 50), p99: pct(latencies, 99), cpuUs, loopUs };
   return { name: 'bare undici loop (inline sign, keep-alive POST)', deliveries: delivered, seconds, perSecond: delivered / seconds, p50: pct(latencies, 50), p99: pct(latencies, 99), cpuUs, loopUs };
 }
 
 /** The bare loop in a process of its own, kept for the whole run (warmed up like the host). */
-function bareProcess(): { run(port: number, events?: number, paceMs?: number): Promise<Result>; stop(): void } {
+function bareProcess(floorUrl?: string): { run(port: number, events?: number, paceMs?: number, floor?: boolean): Promise<Result>; stop(): void } {
   const child: ChildProcess = forkTs(fileURLToPath(import.meta.url), [...process.argv.slice(2), '--bare-child']);
   return {
-    run: (port, events = EVENTS, paceMs = 0) =>
+    run: (port, events = EVENTS, paceMs = 0, floor = false) =>
       new Promise<Result>((resolve, reject) => {
         const exited = (code: number | null) => reject(new Error(`the bare loop's process exited (${code})`));
         child.once('exit', exited);
@@ -213,47 +270,56 @@ function bareProcess(): { run(port: number, events?: number, paceMs?: number): P
           child.off('exit', exited);
           resolve(r);
         });
-        child.send({ port, events, paceMs });
+        child.send({ port, events, paceMs, floor, floorUrl });
       }),
     stop: () => void child.kill(),
   };
 }
 
 if (BARE_CHILD) {
-  process.on('message', async (m: { port: number; events: number; paceMs: number }) => process.send!(await runBare(m.port, m.events, m.paceMs)));
+  let floor: Promise<FloorParts> | undefined;
+  process.on('message', async (m: { port: number; events: number; paceMs: number; floor: boolean; floorUrl?: string }) =>
+    process.send!(await runBare(m.port, m.events, m.paceMs, m.floor ? await (floor ??= floorParts(m.floorUrl)) : undefined)),
+  );
   process.on('disconnect', () => process.exit(0));
 } else {
   const receiver = await startWebhookReceiver();
-  const bare = bareProcess();
+  const floorPg = POSTGRES ? `diwan_bench_floor_${process.pid}_${Date.now()}` : undefined;
+  const bare = bareProcess(floorPg && (await createPgDatabase(floorPg)));
   try {
     console.log(`webhooks-e2e${POSTGRES ? ' (PostgreSQL)' : ''}: ${EVENTS} events × ${ENDPOINTS} endpoints = ${EVENTS * ENDPOINTS} deliveries, ${CONCURRENCY} in flight (${PER_ENDPOINT} per endpoint), ${os.availableParallelism()} cores`);
     // Warm-up of both paths (JIT, worker threads, connections), then measured runs, interleaved.
     const results: Result[] = [];
     await bare.run(receiver.port);
+    await bare.run(receiver.port, EVENTS, 0, true);
     for (let round = 0; round < 2; round++) {
       sql?.start();
       results.push(await runHost(receiver.port));
       sql?.stop();
       results.push(await bare.run(receiver.port));
+      results.push(await bare.run(receiver.port, EVENTS, 0, true));
     }
     const best = (prefix: string) => results.filter((r) => r.name.startsWith(prefix)).sort((a, b) => b.perSecond - a.perSecond)[0];
     const host = best('host');
     const bareBest = best('bare');
-    for (const r of [host, bareBest]) {
-      console.log(`${r.name.padEnd(52)} ${r.perSecond.toFixed(0).padStart(7)} deliveries/s  p50 ${r.p50.toFixed(1)} ms  p99 ${r.p99.toFixed(1)} ms  (${r.deliveries} in ${r.seconds.toFixed(2)} s)`);
+    const floor = best('floor');
+    for (const r of [host, bareBest, floor]) {
+      console.log(`${r.name.padEnd(55)} ${r.perSecond.toFixed(0).padStart(7)} deliveries/s  p50 ${r.p50.toFixed(1)} ms  p99 ${r.p99.toFixed(1)} ms  (${r.deliveries} in ${r.seconds.toFixed(2)} s)`);
     }
     console.log(`ratio host/bare throughput: ${(host.perSecond / bareBest.perSecond).toFixed(3)}`);
+    console.log(`ratio floor/bare: ${(floor.perSecond / bareBest.perSecond).toFixed(3)} (the most any host on these parts can reach); host/floor: ${(host.perSecond / floor.perSecond).toFixed(3)}`);
     // Steadier than throughput where other tenants share the cores: the work each side does per delivery.
     console.log(`CPU per delivery (each side's process, all threads): host ${host.cpuUs.toFixed(0)} µs, bare ${bareBest.cpuUs.toFixed(0)} µs, ratio bare/host ${(bareBest.cpuUs / host.cpuUs).toFixed(3)}`);
-    console.log(`event loop busy per delivery (the main thread): host ${host.loopUs.toFixed(0)} µs, bare ${bareBest.loopUs.toFixed(0)} µs`);
+    console.log(`event loop busy per delivery (the main thread): host ${host.loopUs.toFixed(0)} µs, bare ${bareBest.loopUs.toFixed(0)} µs, floor ${floor.loopUs.toFixed(0)} µs (CPU ${floor.cpuUs.toFixed(0)} µs)`);
     if (sql) console.log(sql.report(2 * EVENTS * ENDPOINTS, 'delivery'));
     // Light load: latency, not throughput.
     const lightHost = await runHost(receiver.port, LIGHT_EVENTS, LIGHT_MS);
     const lightBare = await bare.run(receiver.port, LIGHT_EVENTS, LIGHT_MS);
     console.log(`light load (${1000 / LIGHT_MS} events/s × ${ENDPOINTS} endpoints, ${LIGHT_EVENTS} events): host p50 ${lightHost.p50.toFixed(1)} ms p99 ${lightHost.p99.toFixed(1)} ms; bare p50 ${lightBare.p50.toFixed(1)} ms p99 ${lightBare.p99.toFixed(1)} ms`);
-    console.log(JSON.stringify({ bench: 'webhooks-e2e', events: EVENTS, endpoints: ENDPOINTS, perEndpoint: PER_ENDPOINT, host, bare: bareBest, ratio: host.perSecond / bareBest.perSecond, cpuRatio: bareBest.cpuUs / host.cpuUs, light: { host: lightHost, bare: lightBare } }));
+    console.log(JSON.stringify({ bench: 'webhooks-e2e', events: EVENTS, endpoints: ENDPOINTS, perEndpoint: PER_ENDPOINT, host, bare: bareBest, floor, ratio: host.perSecond / bareBest.perSecond, floorRatio: floor.perSecond / bareBest.perSecond, cpuRatio: bareBest.cpuUs / host.cpuUs, light: { host: lightHost, bare: lightBare } }));
   } finally {
     bare.stop();
     receiver.stop();
+    if (floorPg) await pgAdmin(PG_SERVER, `DROP DATABASE IF EXISTS "${floorPg}" WITH (FORCE)`);
   }
 }
