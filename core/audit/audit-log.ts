@@ -84,7 +84,7 @@ export class AuditLog {
       requestId: e.requestId ?? null,
       at: isoNow(now),
     };
-    await this.repo.insert({ ...row, actorType: row.actor.type, actorId: row.actor.id });
+    await this.repo.insert({ actorType: row.actor.type, actorId: row.actor.id, ...row });
     await this.outbox.emit(e.companyId, auditTopic(e.resource, e.action), row);
     return row;
   }

@@ -47,7 +47,12 @@ export class UnitOfWork {
   run<T>(scope: WriteScope, fn: (w: Work) => Promise<T>): Promise<T> {
     const work: Work = {
       scope,
-      audit: (e) => this.auditLog.record({ ...e, companyId: scope.companyId, actor: scope.actor, appId: scope.appId, requestId: scope.requestId ?? null }),
+      // Field by field: the scope's tenant, actor and app are never the caller's to set.
+      audit: (e) =>
+        this.auditLog.record({
+          action: e.action, resource: e.resource, resourceId: e.resourceId, before: e.before, after: e.after,
+          companyId: scope.companyId, actor: scope.actor, appId: scope.appId, requestId: scope.requestId ?? null,
+        }),
       emit: (topic, data, opts = {}) => {
         if (!opts.test) {
           const owner = this.ownerOf(topic.split('.')[0]);

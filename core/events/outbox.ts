@@ -36,7 +36,7 @@ export class Outbox {
     if (!this.db.inTransaction()) throw new Error(`event ${topic} emitted outside a transaction`);
     const now = this.clock.now();
     const ev: OutboxEvent = { id: newSortableId('evt', now), companyId, topic, data, test, createdAt: isoNow(now) };
-    await this.repo.insert({ ...ev, data: JSON.stringify(data), subjectId });
+    await this.repo.insert({ id: ev.id, companyId, topic, data: JSON.stringify(data), test, createdAt: ev.createdAt, subjectId });
     this.db.afterCommit(this.committed);
     return ev;
   }

@@ -103,12 +103,13 @@ export async function sendDelivery(options: SendOptions): Promise<SendResult> {
         controller?.abort(new Error('attempt ended'));
       }
       own?.destroy().catch(() => {});
+      // The fixed fields first: after a spread, each costs ~0.5 µs on Node 20 (see Deliveries.take).
       resolve({
-        ...result,
-        ...(address !== undefined ? { address } : {}),
         durationMs: elapsed(),
         responseExcerpt: Buffer.concat(chunks).toString('utf8'),
         responseBytes: seen,
+        ...result,
+        ...(address !== undefined ? { address } : {}),
       });
     };
     const failed = (err: NodeJS.ErrnoException & Partial<LookupRefusal>) => {

@@ -62,7 +62,7 @@ interface RawEvent {
 }
 
 const EVENT_COLUMNS = 'seq, id, company_id AS "companyId", topic, data, test, created_at AS "createdAt"';
-const toEvent = (r: RawEvent): StoredEvent => ({ ...r, seq: Number(r.seq), test: Number(r.test) === 1 });
+const toEvent = (r: RawEvent): StoredEvent => ({ seq: Number(r.seq), id: r.id, companyId: r.companyId, topic: r.topic, data: r.data, test: Number(r.test) === 1, createdAt: r.createdAt });
 
 /** The SQL condition of a topic filter, with its parameters. */
 function filterSql(f: TopicFilter): { sql: string; params: unknown[] } {
