@@ -26,7 +26,7 @@ import { Pool } from 'undici';
 import { buildHost } from '../core/host.ts';
 import { REPO_ROOT, validManifest } from '../core/apps/app-source.ts';
 import { signHeader, unixSeconds, generateSecret } from '../core/webhooks/signature.ts';
-import { eventBody, EVENT_ID_HEADER } from '../core/webhooks/dispatcher.ts';
+import { eventBody, EVENT_ID_HEADER, SIGNING_THREADS } from '../core/webhooks/dispatcher.ts';
 import { SignerPool } from '../core/webhooks/signer-pool.ts';
 import { sendDelivery, webhookAgent } from '../core/webhooks/send.ts';
 import { Outbox } from '../core/events/outbox.ts';
@@ -175,7 +175,7 @@ async function floorParts(url?: string): Promise<FloorParts> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'diwan-bench-floor-'));
   const storage = await openStorage({ file: path.join(dir, 'floor.db'), ...(url ? { url } : {}) });
   process.once('exit', () => fs.rmSync(dir, { recursive: true, force: true }));
-  return { storage, outbox: new Outbox(storage.db, storage.outbox, systemClock), signer: new SignerPool({ threads: Math.min(2, os.availableParallelism()) }) };
+  return { storage, outbox: new Outbox(storage.db, storage.outbox, systemClock), signer: new SignerPool({ threads: SIGNING_THREADS }) };
 }
 
 async function runBare(port: number, events = EVENTS, paceMs = 0, floor?: FloorParts): Promise<Result> {
