@@ -18,7 +18,7 @@ module.exports = {
       from: { path: `^core/${d}/` },
       to: { path: `${notIn(['kernel', 'storage', d, ...below(i)])}|^cli/|^core/host\\.ts$` },
     })),
-    { name: 'http-below-host', severity: 'error', from: { path: '^core/(http|openapi)/' }, to: { path: '^(core/(host|main)\\.ts$|cli/)' } },
+    { name: 'http-below-host', severity: 'error', from: { path: '^core/(http|openapi)/' }, to: { path: '^(core/(host|main|services)\\.ts$|cli/)' } },
     { name: 'only-storage-knows-the-driver', severity: 'error', from: { pathNot: '^core/storage/' }, to: { path: 'node_modules/(better-sqlite3|drizzle-orm|pg|postgres)/' } },
     { name: 'sdk-is-a-contract', severity: 'error', comment: 'The SDK imports nothing from core or the CLI; only its test host may start a host.', from: { path: '^sdk/', pathNot: '^sdk/test-host(\\.test)?\\.ts$' }, to: { path: '^(core|cli)/' } },
     { name: 'core-uses-only-the-sdk-contract', severity: 'error', comment: 'The host implements the contract (its types), never the SDK test host.', from: { path: '^core/' }, to: { path: '^sdk/(?!define-app\\.ts$)' } },

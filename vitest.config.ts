@@ -58,6 +58,7 @@ const onPostgres = [
   'test/openapi-fuzz.test.ts',
   'test/operations.test.ts',
   'test/people.test.ts',
+  'test/unit-of-work.test.ts',
   'test/secret-fields.test.ts',
   'test/security.test.ts',
   'test/webhooks-api.test.ts',

@@ -94,7 +94,7 @@ describe('what a command loads (issue 8, item 14: read commands answer fast)', (
   });
 
   it('the light commands open the database and the small domain services only', () => {
-    const { files, packages } = staticGraph(path.join(import.meta.dirname, 'services.ts'));
+    const { files, packages } = staticGraph(path.join(import.meta.dirname, '../core/services.ts'));
     expect(packages).toEqual(['better-sqlite3']);
     expect(files).toContain('core/storage/open.ts');
     // The webhooks domain (address guard, ipaddr.js, topic patterns) loads only for the webhooks commands.

@@ -12,7 +12,7 @@ import { pathToFileURL } from 'node:url';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import type { Lang, Translator } from '../core/kernel/i18n/i18n.ts';
 import type { Host } from '../core/host.ts';
-import type { LightServices } from './services.ts';
+import type { AppServices, AllServices, CoreServices, ServiceOptions } from '../core/services.ts';
 import { UsageError, envelope, exitCodeOf, json, say, write } from './output.ts';
 import { CLI_ACTOR, type Command, type CommandContext, type CommandGroup, type CommandResult, type OptionSpec } from './commands/command.ts';
 import { start, serve, worker } from './commands/start.ts';
@@ -140,7 +140,9 @@ export async function run(argv: string[], env: NodeJS.ProcessEnv = process.env):
   const lang: Lang = LANGUAGES.includes(langValue as Lang) ? (langValue as Lang) : 'en';
   let tr: Translator | undefined;
   let host: Promise<Host> | undefined;
-  let light: Promise<LightServices> | undefined;
+  let core: Promise<CoreServices> | undefined;
+  let withApps: Promise<AppServices> | undefined;
+  let withWebhooks: Promise<AllServices> | undefined;
   let keepAlive = false;
 
   const print = async (r: { data: unknown; text?: string }) => {
@@ -204,13 +206,17 @@ export async function run(argv: string[], env: NodeJS.ProcessEnv = process.env):
 
     const dataDir = path.resolve(String(values['data-dir'] ?? env.DATA_DIR ?? './data'));
     const ctx: CommandContext = {
-      services: async (needs = {}) => {
+      services: ((needs: { apps?: boolean; webhooks?: boolean } = {}) => {
         if (host) return host;
-        light ??= import('./services.ts').then((m) => m.openServices(dataDir, needs));
-        const s = await light;
-        await s.load(needs);
-        return s;
-      },
+        const opts: ServiceOptions = { config: { dataDir } };
+        const root = import('../core/services.ts');
+        core ??= root.then((m) => m.coreServices(opts));
+        if (!needs.apps && !needs.webhooks) return core;
+        withApps ??= loadsTypeScript().then(async () => (await root).withApps(await core!, opts));
+        if (!needs.webhooks) return withApps;
+        withWebhooks ??= withApps.then(async (a) => (await root).withWebhooks(a, opts));
+        return withWebhooks;
+      }) as CommandContext['services'],
       host: () =>
         (host ??= loadsTypeScript().then(() => import('../core/host.ts')).then(async ({ buildHost }) => {
           const h = await buildHost({ config: { dataDir }, logger: false });
@@ -235,7 +241,7 @@ export async function run(argv: string[], env: NodeJS.ProcessEnv = process.env):
     return { exitCode: exitCodeOf(err), keepAlive: false };
   } finally {
     // A host or database that failed to open has nothing to close.
-    const opened = await Promise.allSettled([light, keepAlive ? undefined : host]);
+    const opened = await Promise.allSettled([core, keepAlive ? undefined : host]);
     for (const o of opened) if (o.status === 'fulfilled' && o.value) await o.value.close();
   }
 }

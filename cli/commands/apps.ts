@@ -1,7 +1,7 @@
 // `diwan apps …`: what apps the host offers, and each company's install state and lifecycle
-// steps; every command here builds the host (it needs the apps). Code enters the host only
+// steps; every command here loads the apps. Code enters the host only
 // here: `apps install <file|folder>` verifies a package and stores it in the database
-// (`host.installPackage`), from where a server running on the same data loads it within a
+// (`svc.installPackage`), from where a server running on the same data loads it within a
 // second (it hears the `packages` change); with `--company` it is then installed there.
 import fs from 'node:fs';
 import type { UpgradePlan } from '../../core/apps/lifecycle.ts';
@@ -40,10 +40,10 @@ const step = (name: 'enable' | 'disable' | 'uninstall' | 'purge', summary: strin
   args: appArg,
   options: { company: companyOption },
   async run(ctx) {
-    const host = await ctx.host();
-    const company = await companyOf(ctx, host);
+    const svc = await ctx.services({ apps: true });
+    const company = await companyOf(ctx, svc);
     const id = String(ctx.args.id);
-    const data: unknown = await host.lifecycle[name](company.id, id, ctx.actor, { lang: ctx.lang });
+    const data: unknown = await svc.lifecycle[name](company.id, id, ctx.actor, { lang: ctx.lang });
     const text =
       name === 'purge'
         ? say(ctx.lang, 'apps.purged', { id, company: company.id, count: (data as { documentsRemoved: number }).documentsRemoved })
@@ -61,8 +61,8 @@ export const apps: CommandGroup = {
       summary: 'The apps this host offers (first-party and installed packages)',
       async run(ctx) {
         const { lang } = ctx;
-        const host = await ctx.host();
-        const data = host.runtime.list().map((a) => ({
+        const svc = await ctx.services({ apps: true });
+        const data = svc.runtime.list().map((a) => ({
           id: a.manifest.id,
           version: a.manifest.version,
           name: a.manifest.name[lang],
@@ -81,10 +81,10 @@ export const apps: CommandGroup = {
       options: { company: companyOption, installed: { type: 'boolean', description: 'Only the apps installed (enabled or disabled)' } },
       async run(ctx) {
         const { lang } = ctx;
-        const host = await ctx.host();
-        const company = await companyOf(ctx, host);
-        const installs = await host.runtime.installs(company.id);
-        const data = host.runtime
+        const svc = await ctx.services({ apps: true });
+        const company = await companyOf(ctx, svc);
+        const installs = await svc.runtime.installs(company.id);
+        const data = svc.runtime
           .list()
           .map((a) => {
             const row = installs.get(a.manifest.id);
@@ -123,27 +123,27 @@ export const apps: CommandGroup = {
         if (!isPath(arg) && ctx.opts.company === undefined) {
           throw new UsageError('--company', 'required', say(lang, 'usage.required', { name: '--company' }));
         }
-        const host = await ctx.host();
+        const svc = await ctx.services({ apps: true });
         if (isPath(arg)) {
-          const p = await host.installPackage(arg);
+          const p = await svc.installPackage(arg);
           appId = p.manifest.id;
           pkg = {
             id: appId, version: p.manifest.version, hash: p.hash, replaced: p.replaced, previousVersion: p.previousVersion ?? null,
-            dir: host.runtime.get(appId)?.source.dir ?? null, ...(p.packedFrom ? { packedFrom: p.packedFrom } : {}),
+            dir: svc.runtime.get(appId)?.source.dir ?? null, ...(p.packedFrom ? { packedFrom: p.packedFrom } : {}),
           };
           lines.push(say(lang, 'apps.packaged', { id: appId, version: p.manifest.version, hash: p.hash, replaced: p.replaced ? say(lang, 'apps.replacedNote') : '' }));
           lines.push(say(lang, 'apps.liveNote'));
         }
         if (ctx.opts.company === undefined) return { data: { package: pkg, installed: [], app: null }, text: lines.join('\n') };
 
-        const company = await companyOf(ctx, host);
-        const row = await host.runtime.install(company.id, appId);
+        const company = await companyOf(ctx, svc);
+        const row = await svc.runtime.install(company.id, appId);
         if (pkg && row && row.state !== 'uninstalled') {
           // Already in the company: a newer package is an upgrade, which has its own dry run.
           lines.push(say(lang, 'apps.upgradeNote', { id: appId, company: company.id, installed: row.version }));
           return { data: { package: pkg, installed: [], app: { appId, version: row.version, state: row.state }, upgradeAvailable: row.version !== pkg.version }, text: lines.join('\n') };
         }
-        const r = await host.lifecycle.install(company.id, appId, ctx.actor, { withDependencies: !ctx.opts['no-deps'], lang });
+        const r = await svc.lifecycle.install(company.id, appId, ctx.actor, { withDependencies: !ctx.opts['no-deps'], lang });
         lines.push(say(lang, 'apps.installed', { company: company.id, apps: r.installed.join(', ') }));
         return { data: { ...(pkg ? { package: pkg } : {}), ...r }, text: lines.join('\n') };
       },
@@ -158,12 +158,12 @@ export const apps: CommandGroup = {
       args: appArg,
       options: { company: companyOption, yes: { type: 'boolean', short: 'y', description: 'Apply the plan shown' } },
       async run(ctx) {
-        const host = await ctx.host();
-        const company = await companyOf(ctx, host);
+        const svc = await ctx.services({ apps: true });
+        const company = await companyOf(ctx, svc);
         const id = String(ctx.args.id);
-        const plan = await host.lifecycle.upgradePlan(company.id, id);
+        const plan = await svc.lifecycle.upgradePlan(company.id, id);
         if (!ctx.opts.yes) return { data: { plan, applied: false }, text: `${planText(ctx, plan)}\n${say(ctx.lang, 'apps.planConfirm')}` };
-        const r = await host.lifecycle.upgrade(company.id, id, ctx.actor, { expectTo: plan.to, lang: ctx.lang });
+        const r = await svc.lifecycle.upgrade(company.id, id, ctx.actor, { expectTo: plan.to, lang: ctx.lang });
         return { data: { ...r, applied: true }, text: `${planText(ctx, r.plan)}\n${say(ctx.lang, 'apps.planApplied', { id, to: r.plan.to })}\n${record(r.app as never)}` };
       },
     },

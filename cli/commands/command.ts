@@ -2,16 +2,17 @@
 // its arguments and options (for parsing and `--help`) and returns its data and, for people,
 // a text rendering of it; main.ts does the printing, the exit code and closing what was opened.
 //
-// A command asks for what it needs, when it needs it: `services()` (the database and the small
-// domain services: fast, enough for every list and for keys) or `host()` (the whole host with
-// every app loaded: for what involves apps). Every command module is loaded on every run, so
+// A command asks for what it needs, when it needs it, from the one composition root
+// (core/services.ts): `services()` (the database and the domain services that need no app: fast,
+// enough for every list, keys and people), `services({ apps: true })` (every app loaded) or
+// `services({ webhooks: true })`; `host()` is the server itself. Every command module is loaded on every run, so
 // they import from core only light values (error class, role names, delivery filters) and types;
 // cli.test.ts checks the graph.
 import type { Host } from '../../core/host.ts';
 import type { Actor } from '../../core/kernel/actor.ts';
 import type { Lang } from '../../core/kernel/i18n/i18n.ts';
 import type { Company } from '../../core/tenancy/companies.ts';
-import type { ServiceNeeds, Services } from '../services.ts';
+import type { AllServices, AppServices, CoreServices } from '../../core/services.ts';
 import { DiwanError } from '../../core/kernel/errors/diwan-error.ts';
 import { UsageError, say } from '../output.ts';
 
@@ -33,11 +34,14 @@ export interface ArgSpec {
 
 export interface CommandContext {
   /**
-   * The database of `--data-dir` and the domain services that need no app (opened once, on first
-   * call; closed by main.ts). `needs` names the optional parts a command uses (`webhooks`).
+   * The database of `--data-dir` and the domain services that need no app; with `apps`, every app
+   * loaded; with `webhooks`, the webhooks domain too. Each stage is built once, on first call, and
+   * closed by main.ts.
    */
-  services(needs?: ServiceNeeds): Promise<Services>;
-  /** The whole host on `--data-dir`, every app loaded, not listening (built once, on first call; closed by main.ts). */
+  services(): Promise<CoreServices>;
+  services(needs: { apps: true }): Promise<AppServices>;
+  services(needs: { webhooks: true }): Promise<AllServices>;
+  /** The server on `--data-dir`, not listening yet (`diwan start`). */
   host(): Promise<Host>;
   args: Record<string, string | undefined>;
   opts: Record<string, string | boolean | undefined>;
@@ -78,7 +82,7 @@ export { CLI_ACTOR } from '../../core/kernel/actor.ts';
 export const companyOption: OptionSpec = { type: 'string', value: 'id', required: true, description: 'The company (co_…) to act in' };
 
 /** The `--company` value, checked to name an existing company. */
-export async function companyOf(ctx: CommandContext, services?: Pick<Services, 'companies'>): Promise<Company> {
+export async function companyOf(ctx: CommandContext, services?: Pick<CoreServices, 'companies'>): Promise<Company> {
   const id = String(ctx.opts.company);
   const company = await (services ?? (await ctx.services())).companies.get(id);
   if (!company) throw new DiwanError('NOT_FOUND', [{ resource: 'companies', id }]);

@@ -1,5 +1,5 @@
 // `diwan companies create|list`: tenants, created with their apps in one audited transaction.
-// Creating installs apps, so it builds the host; listing reads the database only.
+// Creating installs apps, so it loads them; listing reads the database only.
 import { say, table } from '../output.ts';
 import type { CommandGroup } from './command.ts';
 
@@ -20,8 +20,8 @@ export const companies: CommandGroup = {
         const { opts, actor, lang } = ctx;
         const appsOpt = opts.apps as string | undefined;
         const apps = appsOpt === undefined ? undefined : appsOpt.trim() === 'none' ? [] : appsOpt.split(',').map((s) => s.trim()).filter(Boolean);
-        const host = await ctx.host();
-        const { company, installed } = await host.createCompany({ name: String(opts.name), currency: opts.currency as string | undefined, apps }, actor);
+        const svc = await ctx.services({ apps: true });
+        const { company, installed } = await svc.createCompany({ name: String(opts.name), currency: opts.currency as string | undefined, apps }, actor);
         const data = { ...company, apps: installed };
         return { data, text: say(lang, 'companies.created', { ...company, apps: installed.join(', ') || '-' }) };
       },

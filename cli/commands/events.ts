@@ -1,5 +1,5 @@
 // `diwan events catalogue` and `diwan events trigger`: the event catalogue, and test events
-// that let webhook consumers exercise their endpoints. Both need the apps: they build the host.
+// that let webhook consumers exercise their endpoints. Both need the apps: they load them.
 import { table } from '../output.ts';
 import { companyOf, companyOption, type CommandGroup } from './command.ts';
 
@@ -18,9 +18,9 @@ export const events: CommandGroup = {
       },
       examples: ['diwan events catalogue --family crm', 'diwan events catalogue --pattern "invoice.*" --json'],
       async run(ctx) {
-        const host = await ctx.host();
-        const companyId = ctx.opts.company ? (await companyOf(ctx, host)).id : undefined;
-        const data = await host.catalogue.catalogue(companyId, {
+        const svc = await ctx.services({ apps: true });
+        const companyId = ctx.opts.company ? (await companyOf(ctx, svc)).id : undefined;
+        const data = await svc.catalogue.catalogue(companyId, {
           lang: ctx.lang,
           family: ctx.opts.family as string | undefined,
           pattern: ctx.opts.pattern as string | undefined,
@@ -42,9 +42,9 @@ export const events: CommandGroup = {
       args: [{ name: 'topic', description: 'An exact topic, e.g. crm.lead.created', required: true }],
       options: { company: companyOption },
       async run(ctx) {
-        const host = await ctx.host();
-        const company = await companyOf(ctx, host);
-        const ev = await host.catalogue.trigger(company.id, String(ctx.args.topic), ctx.actor);
+        const svc = await ctx.services({ apps: true });
+        const company = await companyOf(ctx, svc);
+        const ev = await svc.catalogue.trigger(company.id, String(ctx.args.topic), ctx.actor);
         const data = { id: ev.id, topic: ev.topic, test: true, companyId: company.id, createdAt: ev.createdAt, data: ev.data };
         return { data, text: `test event ${ev.id} (${ev.topic}) queued for ${company.id}` };
       },

@@ -137,12 +137,12 @@ async function runListen(ctx: CommandContext): Promise<{ data: null; text: strin
   let stopping = false;
   let current: http.ClientRequest | undefined;
   let forwarding: Promise<void> = Promise.resolve();
-  let wakeStop!: () => void;
-  const stopped = new Promise<void>((resolve) => (wakeStop = resolve));
+  const stopSignal = new AbortController();
+  const stopped = new Promise<void>((resolve) => stopSignal.signal.addEventListener('abort', () => resolve(), { once: true }));
   const stop = () => {
     stopping = true;
     current?.destroy();
-    wakeStop();
+    stopSignal.abort();
   };
 
   const forward = async (m: { id?: string; event?: string; data: string }) => {

@@ -12,8 +12,8 @@ export const permissions: CommandGroup = {
       summary: 'The role × permission matrix (core and every available app)',
       async run(ctx) {
         const { lang } = ctx;
-        const host = await ctx.host();
-        const data = host.permissions.matrix().map((m) => ({ ...m, lowestRole: host.permissions.get(m.permission)?.role, description: host.permissions.get(m.permission)?.description?.[lang] ?? null }));
+        const svc = await ctx.services({ apps: true });
+        const data = svc.permissions.matrix().map((m) => ({ ...m, lowestRole: svc.permissions.get(m.permission)?.role, description: svc.permissions.get(m.permission)?.description?.[lang] ?? null }));
         const rows = data.map((m) => ({ permission: m.permission, owner: m.owner, ...Object.fromEntries(ROLES.map((r) => [r, m.roles[r] ? '✓' : '·'])) }));
         return { data, text: table(rows, [{ key: 'permission', label: 'PERMISSION' }, { key: 'owner', label: 'OWNER' }, ...ROLES.map((r) => ({ key: r, label: r }))]) };
       },

@@ -42,13 +42,13 @@ export const users: CommandGroup = {
       examples: ['diwan users create --email noura@example.com --name "Noura Al-Harbi" --company co_…', 'diwan users create --email sara@example.com --name Sara --company co_… --role Admin --json'],
       async run(ctx) {
         const { opts, lang } = ctx;
-        const host = await ctx.host();
+        const svc = await ctx.services();
         const companyId = String(opts.company);
-        const company = await host.companies.get(companyId);
+        const company = await svc.companies.get(companyId);
         if (!company) throw new DiwanError('NOT_FOUND', [{ resource: 'companies', id: companyId }]);
         const role = typeof opts.role === 'string' ? opts.role : 'Owner';
-        const r = await host.people.createWithLink({ companyId, actor: ctx.actor, appId: 'core' }, { email: String(opts.email), name: String(opts.name), role });
-        const link = `${host.config.publicUrl}/signin#${r.token}`;
+        const r = await svc.people.createWithLink({ companyId, actor: ctx.actor, appId: 'core' }, { email: String(opts.email), name: String(opts.name), role });
+        const link = `${svc.config.publicUrl}/signin#${r.token}`;
         const data = { person: r.person, link, expiresAt: r.expiresAt };
         const params = { name: r.person.name, email: r.person.email, role, company: `${company.name} (${company.id})`, expiresAt: r.expiresAt };
         return {

@@ -1,8 +1,8 @@
 // `diwan webhooks add|list|remove|rotate|log|retry`: webhook endpoints of a company and their
 // delivery log, through the webhooks domain, which audits each write in its transaction (as
 // for the API routes); the signing secret is printed by `add` and `rotate` only. Deliveries are
-// made by the running server. `add` (its topics are checked against the apps' catalogue) and
-// `rotate` (the host seals secrets) build the host; the others need the database only.
+// made by the running server. Every command here loads the webhooks services (with the apps,
+// whose catalogue checks an endpoint's topics).
 import { DiwanError } from '../../core/kernel/errors/diwan-error.ts';
 import { DELIVERY_FILTERS, type Attempt, type Delivery, type DeliveryFilter } from '../../core/webhooks/deliveries.ts';
 import { record, table } from '../output.ts';
@@ -49,10 +49,10 @@ export const webhooks: CommandGroup = {
       },
       examples: ["diwan webhooks add --company co_… --url https://example.com/hooks --topics 'invoice.*,crm.lead.created' --json"],
       async run(ctx) {
-        const host = await ctx.host();
-        const company = await companyOf(ctx, host);
+        const svc = await ctx.services({ webhooks: true });
+        const company = await companyOf(ctx, svc);
         const topics = String(ctx.opts.topics).split(',').map((t) => t.trim()).filter((t) => t !== '');
-        const data = await host.webhooks.endpoints.create(scopeOf(ctx, company.id), {
+        const data = await svc.webhooks.endpoints.create(scopeOf(ctx, company.id), {
           url: String(ctx.opts.url), topics, description: (ctx.opts.description as string | undefined) ?? null, enabled: ctx.opts.disabled !== true,
         });
         const { secret, warnings, ...rest } = data;
@@ -122,9 +122,9 @@ export const webhooks: CommandGroup = {
       args: [endpointArg],
       options: { company: companyOption },
       async run(ctx) {
-        const host = await ctx.host();
-        const company = await companyOf(ctx, host);
-        const data = await host.webhooks.endpoints.rotate(scopeOf(ctx, company.id), String(ctx.args.endpointId));
+        const svc = await ctx.services({ webhooks: true });
+        const company = await companyOf(ctx, svc);
+        const data = await svc.webhooks.endpoints.rotate(scopeOf(ctx, company.id), String(ctx.args.endpointId));
         const grace = data.previousSecretValidUntil ? `The previous secret keeps signing until ${data.previousSecretValidUntil}.` : 'The previous secret no longer signs.';
         return { data, text: `New signing secret of ${data.id} (shown this once):\n\n  ${data.secret}\n\n${grace}` };
       },

@@ -323,6 +323,23 @@ export class DocType {
     }
   }
 
+  /**
+   * The one way a document changes: its row (`next`; null deletes `previous`), the audit entry
+   * and the events whose source the change is, all in the caller's unit of work. `action` is
+   * `create`, `update`, `delete` or a transition's name.
+   */
+  private async write(w: Work, action: string, next: DocRow | null, previous?: Doc): Promise<Doc> {
+    const companyId = w.scope.companyId;
+    if (!next) await this.deps.table.remove(companyId, previous!.id);
+    else if (previous) await this.deps.table.update(companyId, next);
+    else await this.deps.table.insert(companyId, next);
+    const doc = next ? this.toDoc(next) : previous!;
+    await w.audit({ action, resource: this.resource, resourceId: doc.id, before: previous && this.redact(previous), after: next ? this.redact(doc) : undefined });
+    if (action === 'create' || action === 'update' || action === 'delete') await this.emit(w, action, doc, action === 'update' ? previous : undefined);
+    else await this.emit(w, 'transition', doc, previous, action);
+    return doc;
+  }
+
   async create(caller: Caller, data: Record<string, unknown>, opts: { validated?: boolean } = {}): Promise<Doc> {
     const body = opts.validated ? structuredClone(data) : check<Record<string, unknown>>(this.c.write, structuredClone(data), 'body', caller.lang, this.deps.tr);
     return this.deps.uow.run(this.scope(caller), async (w) => {
@@ -332,10 +349,7 @@ export class DocType {
       const ms = this.deps.clock.now();
       const now = isoNow(ms);
       const row: DocRow = { id: newSortableId(this.decl.idPrefix, ms), state: this.decl.initialState ?? null, data: JSON.stringify(body), created_at: now, updated_at: now, state_changed_at: now };
-      await this.deps.table.insert(caller.company.id, row);
-      const doc = this.toDoc(row);
-      await w.audit({ action: 'create', resource: this.resource, resourceId: doc.id, after: this.redact(doc) });
-      await this.emit(w, 'create', doc);
+      const doc = await this.write(w, 'create', row);
       await this.hook('afterCreate', caller, doc);
       return doc;
     });
@@ -359,10 +373,7 @@ export class DocType {
       await this.hook('beforeUpdate', caller, merged, previous);
       this.checkStored(merged, caller);
       const next: DocRow = { ...row, data: JSON.stringify(merged), updated_at: isoNow(this.deps.clock.now()) };
-      await this.deps.table.update(caller.company.id, next);
-      const doc = this.toDoc(next);
-      await w.audit({ action: 'update', resource: this.resource, resourceId: id, before: this.redact(previous), after: this.redact(doc) });
-      await this.emit(w, 'update', doc, previous);
+      const doc = await this.write(w, 'update', next, previous);
       await this.hook('afterUpdate', caller, doc, previous);
       return doc;
     });
@@ -381,10 +392,7 @@ export class DocType {
       await this.hook('beforeTransition', caller, previous, name);
       const now = isoNow(this.deps.clock.now());
       const next: DocRow = { ...row, state: t.to, updated_at: now, state_changed_at: now };
-      await this.deps.table.update(caller.company.id, next);
-      const doc = this.toDoc(next);
-      await w.audit({ action: name, resource: this.resource, resourceId: id, before: this.redact(previous), after: this.redact(doc) });
-      await this.emit(w, 'transition', doc, previous, name);
+      const doc = await this.write(w, name, next, previous);
       await this.hook('afterTransition', caller, doc, name);
       return doc;
     });
@@ -394,9 +402,7 @@ export class DocType {
     return this.deps.uow.run(this.scope(caller), async (w) => {
       const { doc: previous } = await this.mustGet(caller.company.id, id);
       await this.hook('beforeDelete', caller, previous);
-      await this.deps.table.remove(caller.company.id, id);
-      await w.audit({ action: 'delete', resource: this.resource, resourceId: id, before: this.redact(previous) });
-      await this.emit(w, 'delete', previous);
+      await this.write(w, 'delete', null, previous);
       await this.hook('afterDelete', caller, previous);
       return previous;
     });

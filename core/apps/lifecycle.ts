@@ -4,6 +4,7 @@
 import semver from 'semver';
 import type { Manifest } from '../../manifests/manifest.schema.ts';
 import type { UnitOfWork, Work } from '../audit/unit-of-work.ts';
+import type { Db } from '../storage/db.ts';
 import type { InstallsRepo } from '../storage/repos/installs.ts';
 import type { ChangeFeed } from '../storage/changes.ts';
 import type { Actor } from '../kernel/actor.ts';
@@ -12,7 +13,7 @@ import type { Lang } from '../kernel/i18n/i18n.ts';
 import { DiwanError, fromAppError } from '../kernel/errors/diwan-error.ts';
 import { isoNow } from '../kernel/ids.ts';
 import { isTransientDbError } from '../storage/transient.ts';
-import type { Companies } from '../tenancy/companies.ts';
+import type { Companies, Company } from '../tenancy/companies.ts';
 import type { AppRuntime, InstallRow, LoadedApp } from './runtime.ts';
 import type { Caller } from './doc-type.ts';
 import { docTypePermissions } from './manifest-check.ts';
@@ -74,6 +75,7 @@ interface Snapshot {
 }
 
 export interface LifecycleDeps {
+  db: Db;
   runtime: AppRuntime;
   uow: UnitOfWork;
   installs: InstallsRepo;
@@ -155,6 +157,19 @@ export class Lifecycle {
     walk(appId, []);
     if (problems.length) throw refuse(String(problems[0].reason), problems);
     return order;
+  }
+
+  /** Creates a company with `apps` (and what they depend on) installed, in one unit of work. */
+  createCompany(input: { name: string; currency?: string }, actor: Actor, apps: string[]): Promise<{ company: Company; installed: string[] }> {
+    return this.deps.db.transaction(async () => {
+      const company = await this.deps.companies.create(input, actor);
+      const installed: string[] = [];
+      for (const id of apps) {
+        if (await this.runtime.install(company.id, id)) continue;
+        installed.push(...(await this.install(company.id, id, actor)).installed);
+      }
+      return { company, installed };
+    });
   }
 
   async install(companyId: string, appId: string, actor: Actor, opts: StepOptions & { withDependencies?: boolean } = {}) {

@@ -187,7 +187,7 @@ describe('installPackage', () => {
     expect(host.runtime.version).toBe(versionBefore);
     expect((await stored('tally'))?.version).toBe('1.1.0');
     expect(host.permissions.get('tally-counts:export')?.owner).toBe('tally');
-    expect(host.runtime.prefixOwnerOf('tally')).toBe('tally');
+    expect(host.families.ownerOf('tally')).toBe('tally');
     expect(onDisk()).toBe('1.1.0');
     expect(leftovers()).toEqual([]);
     const list = await get('/api/v1/tally-counts');

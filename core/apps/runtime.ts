@@ -11,6 +11,7 @@ import { migrate, schemaGap, isCurrent } from '../storage/migrate.ts';
 import type { TableDef } from '../storage/schema.ts';
 import { docTableName } from '../storage/repos/documents.ts';
 import type { UnitOfWork } from '../audit/unit-of-work.ts';
+import type { EventFamilies } from '../events/families.ts';
 import type { Translator } from '../kernel/i18n/i18n.ts';
 import type { Clock } from '../kernel/clock.ts';
 import { DiwanError } from '../kernel/errors/diwan-error.ts';
@@ -23,9 +24,6 @@ import { DocType, type Caller, type ResolvedTopic } from './doc-type.ts';
 import { docTypePermissions } from './manifest-check.ts';
 import { loadDefinition, type AppSource } from './app-source.ts';
 import { routesForApp, type AppRoute } from './routes-for-app.ts';
-
-/** Event prefixes the host owns: the app lifecycle, the audit trail, webhook operations. */
-export const CORE_PREFIXES = ['app', 'audit', 'webhook'];
 
 export interface LoadedApp {
   source: AppSource;
@@ -59,6 +57,8 @@ export type InstallRow = InstallSummary;
 export interface RuntimeDeps {
   storage: Storage;
   uow: UnitOfWork;
+  /** The event families' owners: an app claims its own at load. */
+  families: EventFamilies;
   tr: Translator;
   permissions: PermissionRegistry;
   companies: Companies;
@@ -69,7 +69,6 @@ type Problem = Record<string, unknown> & { reason: string };
 
 export class AppRuntime {
   private apps = new Map<string, LoadedApp>();
-  private prefixOwner = new Map<string, string>(CORE_PREFIXES.map((p) => [p, 'core']));
   private installCache = new Map<string, Promise<Map<string, InstallRow>>>();
   /** `METHOD url` → the app serving it. */
   private served = new Map<string, string>();
@@ -147,7 +146,7 @@ export class AppRuntime {
     const problems: Problem[] = [];
     if (this.apps.has(m.id) && !replacing) problems.push({ reason: 'duplicate_id', appId: m.id });
     for (const f of m.eventFamilies ?? []) {
-      const owner = this.prefixOwner.get(f.prefix);
+      const owner = this.deps.families.ownerOf(f.prefix);
       if (owner && owner !== m.id) problems.push({ reason: 'event_prefix_taken', prefix: f.prefix, owner });
     }
     for (const [dep, range] of Object.entries(m.dependencies ?? {})) {
@@ -212,7 +211,7 @@ export class AppRuntime {
     if (opts.replacing) this.unload(m.id);
     this.deps.permissions.add([...declared, ...implied]);
     tr.addNamespace(`app.${m.id}`, m.strings);
-    for (const f of m.eventFamilies ?? []) this.prefixOwner.set(f.prefix, m.id);
+    this.deps.families.claim(m.id, (m.eventFamilies ?? []).map((f) => f.prefix));
     this.apps.set(m.id, app);
     this.serve(app, true);
     this.changed(m.id);
@@ -243,7 +242,7 @@ export class AppRuntime {
     this.serve(app, false);
     this.deps.permissions.removeOwner(appId);
     this.deps.tr.removeNamespace(`app.${appId}`);
-    for (const [p, owner] of this.prefixOwner) if (owner === appId) this.prefixOwner.delete(p);
+    this.deps.families.release(appId);
     for (const key of this.payloadChecks.keys()) if (key.startsWith(`${appId}:`)) this.payloadChecks.delete(key);
     this.apps.delete(appId);
     this.changed(appId);
@@ -313,10 +312,6 @@ export class AppRuntime {
       }));
       return { appId: a.manifest.id, families };
     });
-  }
-
-  prefixOwnerOf(prefix: string): string | undefined {
-    return this.prefixOwner.get(prefix);
   }
 
   // ---- per-company install state ------------------------------------------------------

@@ -6,6 +6,7 @@ import type { Db } from '../storage/db.ts';
 import type { Actor } from '../kernel/actor.ts';
 import type { Lang } from '../kernel/i18n/i18n.ts';
 import type { Outbox, OutboxEvent } from '../events/outbox.ts';
+import type { EventFamilies } from '../events/families.ts';
 import type { AuditLog, AuditRow } from './audit-log.ts';
 import { DiwanError } from '../kernel/errors/diwan-error.ts';
 
@@ -40,8 +41,8 @@ export class UnitOfWork {
     private db: Db,
     private auditLog: AuditLog,
     private outbox: Outbox,
-    /** The owner (`core` or an app id) of a topic prefix. */
-    private ownerOf: (prefix: string) => string | undefined,
+    /** Who owns each topic prefix (`core` or an app id). */
+    private families: EventFamilies,
   ) {}
 
   run<T>(scope: WriteScope, fn: (w: Work) => Promise<T>): Promise<T> {
@@ -55,7 +56,7 @@ export class UnitOfWork {
         }),
       emit: (topic, data, opts = {}) => {
         if (!opts.test) {
-          const owner = this.ownerOf(topic.split('.')[0]);
+          const owner = this.families.ownerOf(topic.split('.')[0]);
           if (owner !== scope.appId) throw familyNotOwned(scope.appId, topic, owner);
         }
         return this.outbox.emit(scope.companyId, topic, data, opts.test ?? false, opts.subjectId ?? null);

@@ -18,8 +18,6 @@ export interface OutboxEvent {
 export type PendingEvent = PendingRow;
 
 export class Outbox {
-  /** Called after a transaction that emitted commits, to wake the dispatcher. */
-  onEmit: () => void = () => {};
   private listeners = new Set<() => void>();
 
   constructor(
@@ -42,11 +40,10 @@ export class Outbox {
   }
 
   private committed = () => {
-    this.onEmit();
     for (const fn of this.listeners) fn();
   };
 
-  /** Hears every commit of this process that emitted (readers of the outbox, e.g. the event stream). */
+  /** Hears every commit of this process that emitted (the dispatcher, the event stream). */
   listen(fn: () => void): () => void {
     this.listeners.add(fn);
     return () => this.listeners.delete(fn);

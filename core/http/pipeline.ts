@@ -225,7 +225,12 @@ export class Pipeline {
 
     const req: ApiRequest = { params, query, body, headers: request.headers, principal, company, lang, id: request.id, raw: request, reply };
     const idemKey = request.headers['idempotency-key'];
-    const out = route.idempotent && typeof idemKey === 'string' && idemKey !== '' ? await this.idempotent(route, req, path, idemKey) : await route.handler(req);
+    const out =
+      route.idempotent && typeof idemKey === 'string' && idemKey !== '' ? await this.idempotent(route, req, path, idemKey)
+      : route.doc.method === 'GET' ? await route.handler(req)
+      // One unit of work for every request that can write: whatever the handler writes (documents,
+      // audit rows, events, through any service) commits together before the answer, or none of it.
+      : await this.deps.db.transaction(() => route.handler(req), { lazy: true });
     if (out.hijacked) return;
 
     const status = out.status ?? 200;

@@ -17,8 +17,13 @@ export interface Db {
    * Runs `fn` in one transaction: committed when it resolves, rolled back when it throws. A call
    * inside another transaction joins it as a savepoint, so an inner failure that the caller
    * catches undoes only the inner work.
+   *
+   * `lazy` (a request's unit of work): the transaction begins at the first write or nested
+   * transaction inside `fn`, so slow work before it (a password hash, a DNS lookup) holds no
+   * connection, and `fn` that only reads never begins one. Reads before the first write run
+   * as reads outside a transaction do.
    */
-  transaction<T>(fn: () => Promise<T>): Promise<T>;
+  transaction<T>(fn: () => Promise<T>, opts?: { lazy?: boolean }): Promise<T>;
   /** Whether the caller runs inside a transaction. */
   inTransaction(): boolean;
   /** Runs `fn` once the outermost transaction commits (at once outside one); dropped on rollback. */

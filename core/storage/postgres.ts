@@ -11,10 +11,18 @@ import type { Db, Params } from './db.ts';
 import { postgresDialect, PG_CHANGE_CHANNEL } from './dialect.ts';
 
 interface Tx {
-  client: pg.PoolClient;
+  /** Set once begun (a lazy unit of work has none until its first write). */
+  client?: pg.PoolClient;
   depth: number;
+  /** Begun and not yet ended. */
   open: boolean;
   after: (() => void)[];
+  /** A lazy unit of work not yet begun: its first write begins it. */
+  lazy: boolean;
+  beginning?: Promise<void>;
+  /** Set when the connection failed: it is closed, not handed back to the pool. */
+  broken?: Error;
+  lost?: (e: Error) => void;
 }
 
 const INT8 = 20;
@@ -79,7 +87,7 @@ export class PostgresDb implements Db {
     const text = this.sql(sql);
     const values = params as unknown[];
     const tx = this.current();
-    return tx ? tx.client.query<T>(text, values) : this.pool.query<T>(text, values);
+    return tx ? tx.client!.query<T>(text, values) : this.pool.query<T>(text, values);
   }
 
   async all<T>(sql: string, params: Params = []): Promise<T[]> {
@@ -91,13 +99,17 @@ export class PostgresDb implements Db {
   }
 
   async run(sql: string, params: Params = []): Promise<{ changes: number }> {
+    const lazy = this.als.getStore();
+    if (lazy?.lazy) await this.begin(lazy);
     return { changes: (await this.query(sql, params)).rowCount ?? 0 };
   }
 
   async exec(sql: string): Promise<void> {
+    const lazy = this.als.getStore();
+    if (lazy?.lazy) await this.begin(lazy);
     // No parameters: the simple protocol, which runs several statements at once.
     const tx = this.current();
-    await (tx ? tx.client.query(sql) : this.pool.query(sql));
+    await (tx ? tx.client!.query(sql) : this.pool.query(sql));
   }
 
   inTransaction(): boolean {
@@ -110,54 +122,74 @@ export class PostgresDb implements Db {
     else fn();
   }
 
-  transaction<T>(fn: () => Promise<T>): Promise<T> {
-    const outer = this.current();
-    if (outer) return this.savepoint(outer, fn);
-    const run = this.outermost(fn);
+  transaction<T>(fn: () => Promise<T>, opts?: { lazy?: boolean }): Promise<T> {
+    const store = this.als.getStore();
+    if (store?.open) return this.savepoint(store, fn);
+    if (store?.lazy) return this.begin(store).then(() => this.savepoint(store, fn));
+    const run = this.outermost(fn, !!opts?.lazy);
     this.transactions.add(run);
     const forget = () => this.transactions.delete(run);
     run.then(forget, forget);
     return run;
   }
 
-  private async outermost<T>(fn: () => Promise<T>): Promise<T> {
-    const client = await this.pool.connect();
-    const tx: Tx = { client, depth: 0, open: true, after: [] };
-    let broken: Error | undefined;
-    // A checked-out client has no listener of the pool's: a connection lost between two
-    // statements would otherwise be an unhandled 'error' event (the next statement fails anyway).
-    const lost = (e: Error) => (broken = e);
-    client.on('error', lost);
+  private async outermost<T>(fn: () => Promise<T>, lazy: boolean): Promise<T> {
+    const tx: Tx = { depth: 0, open: false, after: [], lazy };
     try {
-      await client.query('BEGIN');
+      if (!lazy) await this.begin(tx);
       const result = await this.als.run(tx, fn);
-      await client.query('COMMIT');
-      tx.open = false;
-      for (const f of tx.after) f();
+      if (tx.open) {
+        await tx.client!.query('COMMIT');
+        tx.open = false;
+        for (const f of tx.after) f();
+      }
       return result;
     } catch (err) {
       if (tx.open) {
         tx.open = false;
         // A client that cannot even roll back is closed rather than handed to the next caller.
-        await client.query('ROLLBACK').catch((e: Error) => (broken = e));
+        await tx.client!.query('ROLLBACK').catch((e: Error) => (tx.broken = e));
       }
       throw err;
     } finally {
-      client.off('error', lost);
-      client.release(broken);
+      tx.lazy = false;
+      if (tx.client) {
+        tx.client.off('error', tx.lost!);
+        tx.client.release(tx.broken);
+      }
     }
+  }
+
+  /** Checks out a client for `tx` and begins. */
+  private begin(tx: Tx): Promise<void> {
+    tx.beginning ??= (async () => {
+      const client = await this.pool.connect();
+      tx.client = client;
+      // A checked-out client has no listener of the pool's: a connection lost between two
+      // statements would otherwise be an unhandled 'error' event (the next statement fails anyway).
+      const lost = (e: Error) => (tx.broken = e);
+      tx.lost = lost;
+      client.on('error', lost);
+      await client.query('BEGIN').catch((e: Error) => {
+        tx.broken = e;
+        throw e;
+      });
+      tx.open = true;
+      tx.lazy = false;
+    })();
+    return tx.beginning;
   }
 
   private async savepoint<T>(tx: Tx, fn: () => Promise<T>): Promise<T> {
     const name = `sp${++tx.depth}`;
     const after = tx.after.length;
-    await tx.client.query(`SAVEPOINT ${name}`);
+    await tx.client!.query(`SAVEPOINT ${name}`);
     try {
       const result = await fn();
-      await tx.client.query(`RELEASE SAVEPOINT ${name}`);
+      await tx.client!.query(`RELEASE SAVEPOINT ${name}`);
       return result;
     } catch (err) {
-      await tx.client.query(`ROLLBACK TO SAVEPOINT ${name}; RELEASE SAVEPOINT ${name}`);
+      await tx.client!.query(`ROLLBACK TO SAVEPOINT ${name}; RELEASE SAVEPOINT ${name}`);
       tx.after.length = after;
       throw err;
     } finally {

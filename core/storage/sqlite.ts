@@ -13,8 +13,14 @@ import { BACKSTOP_PAGES, Checkpointer, LOG_LIMIT_BYTES } from './checkpointer.ts
 
 interface Tx {
   depth: number;
+  /** Begun and not yet ended. */
   open: boolean;
   after: (() => void)[];
+  /** A lazy unit of work not yet begun: its first write begins it. */
+  lazy: boolean;
+  beginning?: Promise<void>;
+  /** Lets the next unit of work take the connection. */
+  release?: () => void;
 }
 
 export class SqliteDb implements Db {
@@ -27,6 +33,8 @@ export class SqliteDb implements Db {
   private readonly dataVersion: Database.Statement;
   private readonly checkpointer?: Checkpointer;
   private seenVersion: number;
+  /** Units of work under way (begun or lazy). */
+  private scopes = 0;
 
   constructor(file: string) {
     if (file !== ':memory:') fs.mkdirSync(path.dirname(file), { recursive: true });
@@ -74,6 +82,8 @@ export class SqliteDb implements Db {
   }
 
   async run(sql: string, params: Params = []): Promise<{ changes: number }> {
+    const tx = this.als.getStore();
+    if (tx?.lazy) await this.begin(tx);
     while (this.held && !this.current()) await this.held;
     const { changes } = this.stmt(sql).run(...params);
     if (!this.held) this.checkpointer?.committed();
@@ -81,6 +91,8 @@ export class SqliteDb implements Db {
   }
 
   async exec(sql: string): Promise<void> {
+    const tx = this.als.getStore();
+    if (tx?.lazy) await this.begin(tx);
     while (this.held && !this.current()) await this.held;
     this.conn.exec(sql);
     if (!this.held) this.checkpointer?.committed();
@@ -96,34 +108,56 @@ export class SqliteDb implements Db {
     else fn();
   }
 
-  async transaction<T>(fn: () => Promise<T>): Promise<T> {
-    const outer = this.current();
-    if (outer) return this.savepoint(outer, fn);
-    while (this.held) await this.held;
-    let release!: () => void;
-    this.held = new Promise((r) => (release = r));
-    const tx: Tx = { depth: 0, open: true, after: [] };
+  async transaction<T>(fn: () => Promise<T>, opts?: { lazy?: boolean }): Promise<T> {
+    const store = this.als.getStore();
+    if (store?.open) return this.savepoint(store, fn);
+    if (store?.lazy) {
+      await this.begin(store);
+      return this.savepoint(store, fn);
+    }
+    const tx: Tx = { depth: 0, open: false, after: [], lazy: !!opts?.lazy };
+    this.scopes++;
     try {
+      if (!tx.lazy) await this.begin(tx);
+      const result = await this.als.run(tx, fn);
+      if (tx.open) {
+        this.conn.exec('COMMIT');
+        this.checkpointer?.committed();
+        tx.open = false;
+        for (const f of tx.after) f();
+      }
+      return result;
+    } catch (err) {
+      if (tx.open) {
+        tx.open = false;
+        if (this.conn.inTransaction) this.conn.exec('ROLLBACK');
+      }
+      throw err;
+    } finally {
+      tx.lazy = false;
+      if (tx.release) {
+        this.held = null;
+        tx.release();
+      }
+      // The context is needed only while a unit of work runs. Enabled, it hooks every promise
+      // of the process (each request, each webhook attempt); run() enables it again.
+      if (--this.scopes === 0) this.als.disable();
+    }
+  }
+
+  /** Takes the connection for `tx` (waiting for the unit of work that holds it) and begins. */
+  private async begin(tx: Tx): Promise<void> {
+    if (tx.beginning) return tx.beginning;
+    tx.beginning = (async () => {
+      while (this.held) await this.held;
+      this.held = new Promise((r) => (tx.release = r));
       // IMMEDIATE takes the write lock now: a concurrent writer (the CLI) waits on busy_timeout
       // instead of failing the transaction at its first write.
       this.conn.exec('BEGIN IMMEDIATE');
-      const result = await this.als.run(tx, fn);
-      this.conn.exec('COMMIT');
-      this.checkpointer?.committed();
-      tx.open = false;
-      for (const f of tx.after) f();
-      return result;
-    } catch (err) {
-      tx.open = false;
-      if (this.conn.inTransaction) this.conn.exec('ROLLBACK');
-      throw err;
-    } finally {
-      this.held = null;
-      // Transactions never overlap here: the context is needed only while one runs. Enabled, it
-      // hooks every promise of the process (each request, each webhook attempt); run() enables it again.
-      this.als.disable();
-      release();
-    }
+      tx.open = true;
+      tx.lazy = false;
+    })();
+    return tx.beginning;
   }
 
   private async savepoint<T>(tx: Tx, fn: () => Promise<T>): Promise<T> {

@@ -539,6 +539,43 @@ describe.each(databases())('storage on $name', (database) => {
       await Promise.all(Array.from({ length: 8 }, (_, i) => s.db.transaction(() => s.db.run('INSERT INTO tx_probe (v) VALUES (?)', [`c${i}`]))));
       expect((await values()).length).toBe(9);
     });
+
+    it('a lazy unit of work begins at its first write: reads and waits before it hold nothing; all its writes commit or none', async () => {
+      await clear();
+      let release!: () => void;
+      const gate = new Promise<void>((r) => (release = r));
+      const lazy = s.db.transaction(async () => {
+        expect(s.db.inTransaction()).toBe(false);
+        await s.db.all('SELECT v FROM tx_probe');
+        await gate;
+        await s.db.run('INSERT INTO tx_probe (v) VALUES (?)', ['l1']);
+        expect(s.db.inTransaction()).toBe(true);
+        await s.db.transaction(() => s.db.run('INSERT INTO tx_probe (v) VALUES (?)', ['l2']));
+        return 'lazy';
+      }, { lazy: true });
+      // While the lazy one waits (a hash, a DNS lookup), another transaction commits at once.
+      await s.db.transaction(() => s.db.run('INSERT INTO tx_probe (v) VALUES (?)', ['other']));
+      expect(await values()).toEqual(['other']);
+      release();
+      expect(await lazy).toBe('lazy');
+      expect(await values()).toEqual(['l1', 'l2', 'other']);
+
+      await clear();
+      await expect(s.db.transaction(async () => {
+        await s.db.transaction(() => s.db.run('INSERT INTO tx_probe (v) VALUES (?)', ['a']));
+        await s.db.run('INSERT INTO tx_probe (v) VALUES (?)', ['b']);
+        throw new Error('after two writes');
+      }, { lazy: true })).rejects.toThrow('after two writes');
+      expect(await values()).toEqual([]);
+      // One that only reads never begins.
+      const log: string[] = [];
+      await s.db.transaction(async () => {
+        await s.db.all('SELECT v FROM tx_probe');
+        s.db.afterCommit(() => log.push('at once'));
+      }, { lazy: true });
+      expect(log).toEqual(['at once']);
+      expect(s.db.inTransaction()).toBe(false);
+    });
   });
 
   describe('the change feed', () => {

@@ -2,6 +2,8 @@
 import type { CompaniesRepo } from '../storage/repos/companies.ts';
 import type { ChangeFeed } from '../storage/changes.ts';
 import type { Clock } from '../kernel/clock.ts';
+import type { Actor } from '../kernel/actor.ts';
+import type { UnitOfWork } from '../audit/unit-of-work.ts';
 import { newId, isoNow } from '../kernel/ids.ts';
 import { DiwanError, type ErrorDetail } from '../kernel/errors/diwan-error.ts';
 
@@ -48,6 +50,7 @@ export class Companies {
   constructor(
     private repo: CompaniesRepo,
     private changes: ChangeFeed,
+    private uow: UnitOfWork,
     private clock: Clock,
   ) {
     changes.on('companies', () => this.cache.clear());
@@ -64,13 +67,16 @@ export class Companies {
     return { name, currency };
   }
 
-  /** Inserts the company; call inside the unit of work that audits it. */
-  async create(input: { name: string; currency?: string }): Promise<Company> {
+  /** Creates the company, audited as `actor`'s act in it (joining the caller's unit of work, if any). */
+  async create(input: { name: string; currency?: string }, actor: Actor): Promise<Company> {
     const { name, currency } = Companies.check(input);
     const row = { id: newId('co'), name, currency, createdAt: isoNow(this.clock.now()) };
-    await this.repo.insert(row);
-    await this.changes.bump('companies');
-    return row;
+    return this.uow.run({ companyId: row.id, actor, appId: 'core' }, async (w) => {
+      await this.repo.insert(row);
+      await this.changes.bump('companies');
+      await w.audit({ action: 'create', resource: 'companies', resourceId: row.id, after: row });
+      return row;
+    });
   }
 
   async get(id: string): Promise<Company | undefined> {

@@ -416,12 +416,14 @@ export class Dispatcher {
     this.started = true;
     this.stopping = false;
     this.candidates = null;
-    this.deps.outbox.onEmit = () => this.eventsWritten();
+    this.unlisten = this.deps.outbox.listen(() => this.eventsWritten());
     this.reclaim = true;
     this.wake(false, true);
   }
 
   private lastEmit = 0;
+  /** Stops hearing this process's emits (set while started). */
+  private unlisten?: () => void;
 
   /**
    * Events were written, here or (heard through the change feed) by another process. They are
@@ -516,7 +518,8 @@ export class Dispatcher {
     this.paceTimer = undefined;
     if (this.emitTimer) clearTimeout(this.emitTimer);
     this.emitTimer = undefined;
-    if (this.started) this.deps.outbox.onEmit = () => {};
+    this.unlisten?.();
+    this.unlisten = undefined;
     this.started = false;
     if (this.running.size) {
       let t: NodeJS.Timeout | undefined;
