@@ -59,6 +59,7 @@ const onPostgres = [
   'test/operations.test.ts',
   'test/people.test.ts',
   'test/unit-of-work.test.ts',
+  'test/app-context.test.ts',
   'test/secret-fields.test.ts',
   'test/security.test.ts',
   'test/webhooks-api.test.ts',

@@ -22,6 +22,7 @@ import { systemRoutes } from './http/routes/system.ts';
 import { auditRoutes } from './http/routes/audit.ts';
 import { apiKeyRoutes } from './http/routes/api-keys.ts';
 import { appRoutes } from './http/routes/apps.ts';
+import { appSettingsRoutes } from './http/routes/app-settings.ts';
 import { eventRoutes } from './http/routes/events.ts';
 import { eventLogRoutes } from './http/routes/event-log.ts';
 import { webhookRoutes } from './http/routes/webhooks.ts';
@@ -32,7 +33,7 @@ import { consoleRoutes } from './http/console-routes.ts';
 import { openApiCache } from './openapi/document-cache.ts';
 import { resolveConfig, buildServices, type AllServices, type ServiceOptions } from './services.ts';
 
-export interface HostOptions extends Omit<ServiceOptions, 'log' | 'tr'> {
+export interface HostOptions extends Omit<ServiceOptions, 'logger' | 'tr'> {
   logger?: boolean;
   /** The event stream's pace (tests): how often other processes' events are looked for, and the heartbeat that rechecks the key. */
   eventStream?: { pollMs?: number; heartbeatMs?: number };
@@ -65,7 +66,7 @@ export async function buildHost(opts: HostOptions = {}): Promise<Host> {
     logger: opts.logger ?? false, bodyLimit: config.bodyLimit, return503OnClosing: true, frameworkErrors: frameworkErrorHandler(tr, config.bodyLimit),
     ...serverOptions(tr, config),
   });
-  const s = await buildServices({ ...opts, config, tr, log: (err, message, where) => app.log.error({ err, ...where }, message) }, { webhooks: true });
+  const s = await buildServices({ ...opts, config, tr, logger: app.log }, { webhooks: true });
   const { storage, clock, companies, keys, sessions, permissions, audit, runtime, lifecycle, catalogue, webhooks, eventLog } = s;
   const streams = new EventStreams(s.outbox, eventLog, { pollMs: opts.eventStream?.pollMs });
   const scheduler = new Scheduler(runtime, companies, clock, undefined, (err, where) => app.log.error({ err, ...where }, 'scheduled firing failed'));
@@ -99,6 +100,7 @@ export async function buildHost(opts: HostOptions = {}): Promise<Host> {
     ...apiKeyRoutes(keys),
     ...peopleRoutes({ people: s.people, sessions, publicUrl: config.publicUrl }),
     ...appRoutes({ runtime, lifecycle, permissions, tr }),
+    ...appSettingsRoutes(runtime),
     ...eventRoutes(catalogue),
     ...eventLogRoutes({
       log: eventLog, streams, known: () => catalogue.known(), heartbeatMs: opts.eventStream?.heartbeatMs,

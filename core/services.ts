@@ -13,6 +13,7 @@ import { systemClock, type Clock } from './kernel/clock.ts';
 import { CLI_ACTOR, type Actor } from './kernel/actor.ts';
 import type { SecretBox } from './kernel/secret-box.ts';
 import type { Translator } from './kernel/i18n/i18n.ts';
+import { silentLogger, type Logger } from './kernel/logger.ts';
 import { openStorage, type Storage } from './storage/open.ts';
 import { Outbox } from './events/outbox.ts';
 import { EventFamilies } from './events/families.ts';
@@ -46,8 +47,8 @@ export interface ServiceOptions {
   secretBox?: SecretBox;
   /** The server's translator, when it has made one already. */
   tr?: Translator;
-  /** Told of what went wrong in the background (an app or package refused at boot). */
-  log?: (err: unknown, message: string, where?: object) => void;
+  /** Where app code logs, and what went wrong in the background (an app or package refused at boot) is told. */
+  logger?: Logger;
 }
 
 /** What needs no app. */
@@ -123,10 +124,11 @@ export async function withApps(core: CoreServices, opts: ServiceOptions = {}): P
     import('./apps/packages.ts'),
   ]);
   const { storage, uow, companies, clock, config, families } = core;
-  const log = opts.log ?? (() => {});
+  const logger = opts.logger ?? silentLogger;
+  const log = (err: unknown, message: string, where: object) => logger.error({ err, ...where }, message);
   const tr = opts.tr ?? createTranslator();
   const permissions = new PermissionRegistry();
-  const runtime = new AppRuntime({ storage, uow, families, tr, permissions, companies, clock });
+  const runtime = new AppRuntime({ storage, uow, families, tr, permissions, companies, clock, log: logger });
   const lifecycle = new Lifecycle({ db: storage.db, runtime, uow, installs: storage.installs, changes: storage.changes, companies, clock });
   const catalogue = new CatalogueService(runtime, uow);
   const sources = opts.sources ?? firstPartySources();

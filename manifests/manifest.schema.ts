@@ -86,6 +86,29 @@ const condition = {
   },
 } as const;
 
+/**
+ * A setting each company gives the app (a rate, a grace period, a default account): typed like a
+ * scalar field, with the default a company has until it sets its own. Apps read them with
+ * `ctx.settings.get()`; an Admin changes them through `PATCH /api/v1/apps/{id}/settings`.
+ */
+const setting = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['name', 'type', 'label', 'default'],
+  properties: {
+    name: fieldCommon.name,
+    label: bilingual,
+    description: bilingual,
+    type: { type: 'string', enum: ['string', 'number', 'integer', 'boolean', 'date', 'enum', 'money'] },
+    minimum: fieldCommon.minimum,
+    maximum: fieldCommon.maximum,
+    minLength: fieldCommon.minLength,
+    maxLength: fieldCommon.maxLength,
+    values: fieldCommon.values,
+    default: { type: ['string', 'number', 'boolean'] },
+  },
+} as const;
+
 const documentType = {
   type: 'object',
   additionalProperties: false,
@@ -263,6 +286,7 @@ export const manifestSchema = {
     },
     documentTypes: { type: 'array', items: documentType },
     eventFamilies: { type: 'array', items: eventFamily },
+    settings: { type: 'array', maxItems: 100, items: setting },
     /** Server bundle entry, relative to the app's folder; default-exports `defineApp({...})`. */
     server: { type: 'string', minLength: 1 },
     /** Web bundle folder, relative to the app's folder; served under `/apps/<id>/`. */
@@ -277,6 +301,7 @@ export type EventFamilyDecl = NonNullable<Manifest['eventFamilies']>[number];
 export type TopicDecl = EventFamilyDecl['topics'][number];
 export type PermissionDecl = NonNullable<Manifest['permissions']>[number];
 export type MenuDecl = NonNullable<Manifest['menu']>[number];
+export type SettingDecl = NonNullable<Manifest['settings']>[number];
 export type Role = PermissionDecl['role'];
 export type SourceDecl = TopicDecl['source'];
 export type ScheduleDecl = NonNullable<DocumentTypeDecl['schedules']>[number];

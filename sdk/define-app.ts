@@ -40,6 +40,16 @@ export interface AppContext {
   requestId: string | null;
   /** A string of the app's own table, in the caller's language. */
   t(key: string, params?: Record<string, unknown>): string;
+  /** The host's clock (tests drive it): use it instead of `new Date()`. `today` is the UTC date. */
+  clock: { now(): number; iso(): string; today(): string };
+  /** A logger bound to the app, the company and the request: a message and structured data, never secrets. */
+  log: {
+    info(msg: string, data?: Record<string, unknown>): void;
+    warn(msg: string, data?: Record<string, unknown>): void;
+    error(msg: string, data?: Record<string, unknown>): void;
+  };
+  /** The app's settings in this company: each declared setting, the company's value or its default. */
+  settings: { get<T extends Record<string, unknown> = Record<string, unknown>>(): Promise<T> };
   /** Own document types by name; a dependency's as `app-id/type`. */
   docs(type: string): DocHandle;
   audit: { record(e: { action: string; resource: string; resourceId?: string; before?: unknown; after?: unknown }): Promise<void> };

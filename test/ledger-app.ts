@@ -13,6 +13,10 @@ export function ledgerManifest(): Manifest {
     name: bi('Ledger', 'الدفتر'), description: bi('Entries posted with their audit entry and event', 'قيود تُرحَّل مع سجل تدقيقها وحدثها'),
     strings: { en: { title: 'Ledger' }, ar: { title: 'الدفتر' } },
     permissions: [{ resource: 'entries', action: 'post', role: 'Member', description: bi('Post entries', 'ترحيل القيود') }],
+    settings: [
+      { name: 'roundingPlaces', type: 'integer', minimum: 0, maximum: 4, default: 2, label: bi('Rounding places', 'منازل التقريب') },
+      { name: 'postingMode', type: 'enum', values: ['draft', 'final'], default: 'final', label: bi('Posting mode', 'طريقة الترحيل') },
+    ],
     documentTypes: [{
       name: 'entry', resource: 'entries', idPrefix: 'ent', label: bi('Entry', 'قيد'), labelPlural: bi('Entries', 'القيود'),
       fields: [{ name: 'memo', type: 'string', required: true, maxLength: 200, filterable: true }],
@@ -30,7 +34,7 @@ export function ledgerManifest(): Manifest {
 }
 
 /**
- * `POST /ledger/post { memo, fail?, pauseMs? }`: creates an entry, records `entries:post` in the
+ * `GET /ledger/today`: the app's clock and settings. `POST /ledger/post { memo, fail?, pauseMs? }`: creates an entry, records `entries:post` in the
  * audit log and emits `ledger.entry.posted`; `pauseMs` waits between the entry and a second
  * entry (`<memo> #2`), printing `between <memo>` on stdout first; `fail` throws at the end.
  */
@@ -56,6 +60,13 @@ export default defineApp({
       await ctx.events.emit('ledger.entry.posted', { memo });
       if (fail) throw new AppError('CONFLICT', [{ reason: 'told_to_fail' }]);
       return { body: { data: entry } };
+    },
+  }), route({
+    method: 'GET', url: '/ledger/today', permission: 'entries:read', summary: "Today's date and the ledger's settings, as the app sees them",
+    schema: { response: { 200: { type: 'object', additionalProperties: true } } },
+    async handler(req, ctx) {
+      ctx.log.info('today asked', { by: ctx.actor.id });
+      return { body: { data: { today: ctx.clock.today(), now: ctx.clock.iso(), settings: await ctx.settings.get() } } };
     },
   })],
 });

@@ -71,7 +71,7 @@ export default defineApp({
             dashboardId: dashboard.id,
             userId: ctx.actor.id,
             requiredLevel: 'view',
-            attemptedAt: new Date().toISOString(),
+            attemptedAt: ctx.clock.iso(),
           });
           throw new AppError('FORBIDDEN', [{ resource: 'analytics-dashboards', id: dashboard.id, reason: 'no_dashboard_access' }]);
         }

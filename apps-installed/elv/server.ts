@@ -45,8 +45,8 @@ export default defineApp({
       },
       errors: ['CONFLICT'],
       async handler(req, ctx) {
-        const { id } = req.params as { id: string };
-        const { secret } = req.body as { secret: string };
+        const { id } = req.params;
+        const { secret } = req.body;
         const credential = await credentialOf(ctx, id);
         if (credential.state !== 'active') throw new AppError('CONFLICT', [{ reason: 'credential_retired', id }]);
         const existing = await secretOf(ctx, id);
@@ -57,7 +57,7 @@ export default defineApp({
         }
         await ctx.docs('credentialSecret').update(existing.id, { secret });
         await ctx.audit.record({ action: 'update', resource: 'elv-credentials', resourceId: id, after: { secret: 'rotated' } });
-        const today = new Date().toISOString().slice(0, 10);
+        const today = ctx.clock.today();
         const updated = await ctx.docs('credential').update(id, { lastRotatedOn: today });
         return { body: { data: updated } };
       },
@@ -86,8 +86,8 @@ export default defineApp({
       },
       errors: ['CONFLICT'],
       async handler(req, ctx) {
-        const { id } = req.params as { id: string };
-        const { purpose } = req.body as { purpose: string };
+        const { id } = req.params;
+        const { purpose } = req.body;
         const credential = await credentialOf(ctx, id);
         if (credential.state !== 'active') throw new AppError('CONFLICT', [{ reason: 'credential_retired', id }]);
         const secret = await secretOf(ctx, id);
@@ -101,7 +101,7 @@ export default defineApp({
           deviceId: device.id,
           projectId: device.projectId as string,
           revealedBy: ctx.actor.id,
-          revealedAt: new Date().toISOString(),
+          revealedAt: ctx.clock.iso(),
           purpose,
         });
         return { body: { data: { credentialId: id, username: credential.username as string, secret: secret.secret as string } } };

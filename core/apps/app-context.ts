@@ -4,6 +4,9 @@ import type { AppContext, DocHandle } from '../../sdk/define-app.ts';
 import type { UnitOfWork } from '../audit/unit-of-work.ts';
 import type { Db } from '../storage/db.ts';
 import type { Translator } from '../kernel/i18n/i18n.ts';
+import type { Clock } from '../kernel/clock.ts';
+import type { Logger } from '../kernel/logger.ts';
+import { isoNow } from '../kernel/ids.ts';
 import type { PermissionRegistry } from '../identity/permissions.ts';
 import type { Caller, DocType } from './doc-type.ts';
 
@@ -13,6 +16,10 @@ export interface ContextDeps {
   uow: UnitOfWork;
   tr: Translator;
   permissions: PermissionRegistry;
+  clock: Clock;
+  log: Logger;
+  /** The app's settings in a company (defaults overlaid with what the company set). */
+  settings(companyId: string): Promise<Record<string, unknown>>;
   /** `type` (own) or `app/type` (a dependency) → the type, refusing anything else. */
   docType(ref: string): DocType;
   /** Refuses (APP_ERROR) a topic the app may not emit itself, or data that breaks its payload schema. */
@@ -34,8 +41,10 @@ export function docHandle(dt: DocType, caller: Caller): DocHandle {
 }
 
 export function appContext(deps: ContextDeps, caller: Caller): AppContext {
-  const { appId, uow, tr } = deps;
+  const { appId, uow, tr, clock } = deps;
   const scope = { companyId: caller.company.id, actor: caller.actor, appId, requestId: caller.requestId };
+  const where = { app: appId, company: caller.company.id, requestId: caller.requestId };
+  const log = (level: 'info' | 'warn' | 'error') => (msg: string, data?: Record<string, unknown>) => deps.log[level](data ? { ...data, ...where } : where, msg);
   return {
     appId,
     company: { id: caller.company.id, name: caller.company.name, currency: caller.company.currency },
@@ -43,6 +52,13 @@ export function appContext(deps: ContextDeps, caller: Caller): AppContext {
     lang: caller.lang,
     requestId: caller.requestId,
     t: (key, params) => tr.t(caller.lang, key, params, `app.${appId}`),
+    clock: {
+      now: () => clock.now(),
+      iso: () => isoNow(clock.now()),
+      today: () => isoNow(clock.now()).slice(0, 10),
+    },
+    log: { info: log('info'), warn: log('warn'), error: log('error') },
+    settings: { get: <T,>() => deps.settings(caller.company.id) as Promise<T> },
     docs: (type) => docHandle(deps.docType(type), caller),
     audit: {
       record: async (e) => {

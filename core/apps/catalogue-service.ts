@@ -21,7 +21,7 @@ const CORE_AUDITED: Record<string, string[]> = {
   companies: ['create'],
   'api-keys': ['create', 'revoke'],
   members: ['create', 'invite', 'join', 'update', 'delete'],
-  apps: ['install', 'enable', 'disable', 'uninstall', 'purge', 'upgrade'],
+  apps: ['install', 'enable', 'disable', 'uninstall', 'purge', 'upgrade', 'settings'],
   'webhook-endpoints': ['create', 'update', 'enable', 'disable', 'delete', 'rotate', 'retry'],
 };
 

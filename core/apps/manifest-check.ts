@@ -1,6 +1,7 @@
 // A manifest is refused before any of its code runs, with every problem listed: the JSON
 // Schema (ajv) first, then the rules a schema cannot say (semver, string-table parity,
 // references between declarations, payload examples).
+import { settingDefaultProblems } from './settings.ts';
 import { Ajv, type ErrorObject } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import semver from 'semver';
@@ -229,6 +230,8 @@ export function checkManifest(raw: unknown): { manifest?: Manifest; problems: Pr
       }
     });
   });
+
+  problems.push(...settingDefaultProblems(m));
 
   return problems.length ? { problems } : { manifest: m, problems };
 }

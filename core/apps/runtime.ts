@@ -20,6 +20,8 @@ import type { PermissionRegistry } from '../identity/permissions.ts';
 import type { Role } from '../identity/roles.ts';
 import type { Companies } from '../tenancy/companies.ts';
 import { appContext } from './app-context.ts';
+import { AppSettings } from './settings.ts';
+import { silentLogger, type Logger } from '../kernel/logger.ts';
 import { DocType, type Caller, type ResolvedTopic } from './doc-type.ts';
 import { docTypePermissions } from './manifest-check.ts';
 import { loadDefinition, type AppSource } from './app-source.ts';
@@ -63,6 +65,8 @@ export interface RuntimeDeps {
   permissions: PermissionRegistry;
   companies: Companies;
   clock: Clock;
+  /** What app code logs goes here, with its app, company and request. */
+  log?: Logger;
 }
 
 type Problem = Record<string, unknown> & { reason: string };
@@ -77,8 +81,12 @@ export class AppRuntime {
   /** Bumped on every load and unload, so caches built from the app set (OpenAPI, catalogue) rebuild. */
   version = 0;
 
+  /** Each company's settings of each app. */
+  readonly settings: AppSettings;
+
   constructor(readonly deps: RuntimeDeps) {
     deps.storage.changes.on('installs', () => this.installCache.clear());
+    this.settings = new AppSettings({ installs: deps.storage.installs, uow: deps.uow, clock: deps.clock, tr: deps.tr });
   }
 
   /** Hears every load and unload (the app's id). */
@@ -282,10 +290,11 @@ export class AppRuntime {
   }
 
   private context(app: LoadedApp, caller: Caller): AppContext {
-    const { storage, uow, tr, permissions } = this.deps;
+    const { storage, uow, tr, permissions, clock } = this.deps;
     return appContext(
       {
-        appId: app.manifest.id, db: storage.db, uow, tr, permissions,
+        appId: app.manifest.id, db: storage.db, uow, tr, permissions, clock, log: this.deps.log ?? silentLogger,
+        settings: (companyId) => this.settings.get(app.manifest, companyId),
         docType: (ref) => this.resolveDocType(app, ref),
         checkEmit: (topic, data) => this.checkEmit(app, topic, data),
         checkAudit: (resource, action) => this.checkAudit(app, resource, action),

@@ -78,6 +78,12 @@ export const tables: TableDef[] = [
     primaryKey: ['company_id', 'app_id'],
   },
   {
+    // What a company set of an app's declared settings (the manifest's defaults fill the rest).
+    name: 'app_settings',
+    columns: { company_id: companyRef, app_id: text, data: text, updated_at: text },
+    primaryKey: ['company_id', 'app_id'],
+  },
+  {
     name: 'app_migrations',
     columns: { company_id: text, app_id: text, migration_id: text, applied_at: text },
     primaryKey: ['company_id', 'app_id', 'migration_id'],

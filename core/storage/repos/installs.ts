@@ -71,6 +71,7 @@ export class InstallsRepo {
   async remove(companyId: string, appId: string): Promise<void> {
     await this.db.run('DELETE FROM company_apps WHERE company_id = ? AND app_id = ?', [companyId, appId]);
     await this.db.run('DELETE FROM app_migrations WHERE company_id = ? AND app_id = ?', [companyId, appId]);
+    await this.db.run('DELETE FROM app_settings WHERE company_id = ? AND app_id = ?', [companyId, appId]);
   }
 
   async migrationsRun(companyId: string, appId: string): Promise<Set<string>> {
@@ -80,5 +81,18 @@ export class InstallsRepo {
 
   async migrationRan(companyId: string, appId: string, migrationId: string, at: string): Promise<void> {
     await this.db.run('INSERT INTO app_migrations (company_id, app_id, migration_id, applied_at) VALUES (?, ?, ?, ?)', [companyId, appId, migrationId, at]);
+  }
+
+  /** What a company set of an app's settings ({} when nothing). */
+  async settings(companyId: string, appId: string): Promise<Record<string, unknown>> {
+    const row = await this.db.get<{ data: string }>('SELECT data FROM app_settings WHERE company_id = ? AND app_id = ?', [companyId, appId]);
+    return row ? (JSON.parse(row.data) as Record<string, unknown>) : {};
+  }
+
+  async putSettings(companyId: string, appId: string, data: Record<string, unknown>, at: string): Promise<void> {
+    await this.db.run(
+      'INSERT INTO app_settings (company_id, app_id, data, updated_at) VALUES (?, ?, ?, ?) ON CONFLICT (company_id, app_id) DO UPDATE SET data = excluded.data, updated_at = excluded.updated_at',
+      [companyId, appId, JSON.stringify(data), at],
+    );
   }
 }
