@@ -115,7 +115,10 @@ export default {
   routes: [
     {
       method: 'POST', url: '/halves/lone', permission: 'halves:create', summary: 'Writes what it is told, plus half an emoji',
-      schema: { body: { type: 'object', required: ['name'], properties: { name: { type: 'string' }, id: { type: 'string' } } } },
+      schema: {
+        body: { type: 'object', required: ['name'], properties: { name: { type: 'string' }, id: { type: 'string' } } },
+        response: { 200: { type: 'object', properties: { ok: { type: 'boolean' } } } },
+      },
       async handler(req, ctx) {
         const docs = ctx.docs('gadget');
         const half = req.body.name + String.fromCharCode(0xd83d);
