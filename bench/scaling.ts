@@ -14,7 +14,7 @@
 //
 // API processes are `DIWAN_ROLES=api` (bench/lib/host-server.ts, rate limit off); those not in
 // the case being measured are paused (SIGSTOP) while idle. Workers are started and stopped
-// instead (a paused worker stalls the others: see BENCHMARKS.md). Cases alternate order round by round; the
+// instead (a paused worker stalls the others: see docs/benchmarks-history.md). Cases alternate order round by round; the
 // report gives medians. PostgreSQL: DIWAN_BENCH_DATABASE_URL, else
 // postgres://postgres@127.0.0.1:5432/test; a fresh database per part, dropped after.
 //

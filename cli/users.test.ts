@@ -54,11 +54,8 @@ describe('diwan users create', { timeout: 90_000 }, () => {
       expect(first.statusCode, first.body).toBe(201);
       expect(first.json().data.companies).toEqual([expect.objectContaining({ id: companyId, role: 'Owner' })]);
       expect((await signIn()).statusCode).toBe(401);
-      const audit = await host.storage.db.all<{ actor_type: string; actor_id: string; action: string; resource: string }>(
-        'SELECT actor_type, actor_id, action, resource FROM audit_log WHERE company_id = ? AND resource = ?',
-        [companyId, 'members'],
-      );
-      expect(audit).toEqual([expect.objectContaining({ actor_type: 'cli', actor_id: 'operator', action: 'create' })]);
+      const audit = await host.storage.audit.list(companyId, { page: 1, pageSize: 50, resource: 'members' });
+      expect(audit.rows).toEqual([expect.objectContaining({ actorType: 'cli', actorId: 'operator', action: 'create' })]);
     } finally {
       await host.close();
     }

@@ -72,6 +72,85 @@ describe('bad requests', () => {
     expect(fine.json().data.name).toBe('a\\u0000');
   });
 
+  // PostgreSQL refuses a JSON text holding `\udfff` (a document's jsonb indexes), SQLite stores
+  // it: both refuse it before either sees it. The payloads are JSON text, escapes as a client sends them.
+  it('refuses a lone surrogate in a customer, a document PATCH and POST, a key or a line with 400 VALIDATION_ERROR naming where, and stores nothing', async () => {
+    const customers = () => count(host, 'SELECT count(*) FROM doc_invoicing_customer WHERE company_id = ?', co.company.id);
+    const invoices = () => count(host, 'SELECT count(*) FROM doc_invoicing_invoice WHERE company_id = ?', co.company.id);
+    const [nCustomers, nInvoices] = [await customers(), await invoices()];
+    const json = { 'content-type': 'application/json' };
+    const lone = (part: string, pointer: string) => expect.objectContaining({ in: part, pointer, rule: 'surrogate', message: expect.any(String) });
+
+    const email = expectError(await inject('POST', '/api/v1/customers', '{"name":"Acme","email":"a\\udfffb@example.com"}', json), 400, 'VALIDATION_ERROR');
+    expect(email.details).toContainEqual(lone('body', '/email'));
+    expect(email.details.find((d) => d.pointer === '/email')!.message).toMatch(/email must not contain a lone surrogate/);
+    expect(expectError(await inject('POST', '/api/v1/customers', '{"name":"\\ud800"}', json), 400, 'VALIDATION_ERROR').details).toEqual([lone('body', '/name')]);
+    expect(expectError(await inject('POST', '/api/v1/customers', '{"name":"ok","k\\udc00":1}', json), 400, 'VALIDATION_ERROR').details).toContainEqual(lone('body', '/k\udc00'));
+    const ar = await inject('POST', '/api/v1/customers', '{"name":"x\\udbffy"}', { ...json, 'accept-language': 'ar' });
+    expect(expectError(ar, 400, 'VALIDATION_ERROR').details[0].message).toMatch(ARABIC);
+
+    const patch = await inject('PATCH', `/api/v1/customers/${customerId}`, '{"name":"Renamed\\udfff"}', json);
+    expect(expectError(patch, 400, 'VALIDATION_ERROR').details).toEqual([lone('body', '/name')]);
+    const after = await inject('GET', `/api/v1/customers/${customerId}`);
+    expect(after.json().data.name).not.toMatch(/^Renamed/);
+
+    const invoice: Record<string, unknown> = { ...invoiceBody(customerId), notes: 'fine' };
+    const text = JSON.stringify(invoice).replace('"fine"', '"\\ud83d"');
+    const post = await inject('POST', '/api/v1/invoices', text, json);
+    expect(expectError(post, 400, 'VALIDATION_ERROR').details).toEqual([lone('body', '/notes')]);
+    const line = JSON.stringify({ ...invoice, lines: [{ ...(invoice.lines as object[])[0], description: 'LINE' }] }).replace('"LINE"', '"\\ude00 consulting"');
+    expect(expectError(await inject('POST', '/api/v1/invoices', line, json), 400, 'VALIDATION_ERROR').details).toEqual([lone('body', '/lines/0/description')]);
+
+    expect([await customers(), await invoices()]).toEqual([nCustomers, nInvoices]);
+    // A pair, escaped or not, is a character like any other.
+    const pair = await inject('POST', '/api/v1/customers', '{"name":"\\ud83d\\ude00 and 😀"}', json);
+    expect(pair.statusCode, pair.body).toBe(201);
+    expect(pair.json().data.name).toBe('😀 and 😀');
+  });
+
+  it("refuses a lone surrogate an app's own code writes (ctx.docs create and update), and stores nothing", async () => {
+    const server = `
+export default {
+  id: 'halves',
+  routes: [
+    {
+      method: 'POST', url: '/halves/lone', permission: 'halves:create', summary: 'Writes what it is told, plus half an emoji',
+      schema: {
+        body: { type: 'object', required: ['name'], properties: { name: { type: 'string' }, id: { type: 'string' } } },
+        response: { 200: { type: 'object', properties: { ok: { type: 'boolean' } } } },
+      },
+      async handler(req, ctx) {
+        const docs = ctx.docs('gadget');
+        const half = req.body.name + String.fromCharCode(0xd83d);
+        if (req.body.id) await docs.update(req.body.id, { name: half });
+        else await docs.create({ name: half });
+        return { status: 200, body: { ok: true } };
+      },
+    },
+  ],
+};
+`;
+    const app = writeTempApp({ id: 'halves', resource: 'halves', server });
+    try {
+      await host.runtime.load(app);
+      await host.lifecycle.install(co.company.id, 'halves', CLI_ACTOR);
+      const gadgets = () => count(host, 'SELECT count(*) FROM doc_halves_gadget WHERE company_id = ?', co.company.id);
+      const made = await inject('POST', '/api/v1/halves', JSON.stringify({ name: 'g' }), { 'content-type': 'application/json' });
+      expect(made.statusCode, made.body).toBe(201);
+      const id = made.json().data.id as string;
+      const before = await gadgets();
+      for (const body of [{ name: 'g' }, { name: 'g', id }]) {
+        const res = await inject('POST', '/api/v1/halves/lone', JSON.stringify(body), { 'content-type': 'application/json' });
+        expect(expectError(res, 400, 'VALIDATION_ERROR').details, JSON.stringify(body)).toEqual([expect.objectContaining({ pointer: '/name', rule: 'surrogate' })]);
+      }
+      expect(await gadgets()).toBe(before);
+      expect((await inject('GET', `/api/v1/halves/${id}`)).json().data.name).toBe('g');
+    } finally {
+      host.runtime.unload('halves');
+      app.cleanup();
+    }
+  });
+
   it('answers an empty JSON body with 400 BAD_REQUEST', async () => {
     const err = expectError(await inject('POST', '/api/v1/invoices', '', { 'content-type': 'application/json' }), 400, 'BAD_REQUEST');
     expect(err.details).toEqual([{ reason: 'empty_json' }]);

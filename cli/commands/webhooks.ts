@@ -177,12 +177,9 @@ export const webhooks: CommandGroup = {
         const company = await companyOf(ctx, services);
         const deliveryId = String(ctx.args.deliveryId);
         // The delivery names its endpoint; a read, in the company only.
-        const owner = await services.storage.db.get<{ endpointId: string }>(
-          'SELECT endpoint_id AS "endpointId" FROM webhook_deliveries WHERE company_id = ? AND id = ?',
-          [company.id, deliveryId],
-        );
-        if (!owner) throw new DiwanError('NOT_FOUND', [{ resource: 'webhook-deliveries', id: deliveryId }]);
-        const data = await services.webhooks.deliveries.retry(scopeOf(ctx, company.id), owner.endpointId, deliveryId);
+        const endpointId = await services.storage.deliveries.endpointOf(company.id, deliveryId);
+        if (!endpointId) throw new DiwanError('NOT_FOUND', [{ resource: 'webhook-deliveries', id: deliveryId }]);
+        const data = await services.webhooks.deliveries.retry(scopeOf(ctx, company.id), endpointId, deliveryId);
         return { data, text: `Delivery ${data.id} scheduled for a new attempt now; the running server sends it.` };
       },
     },

@@ -4,7 +4,6 @@
 import client from 'prom-client';
 import type { FastifyInstance } from 'fastify';
 import type { Storage } from '../storage/open.ts';
-import { isCurrent, schemaGap } from '../storage/migrate.ts';
 import type { Clock } from '../kernel/clock.ts';
 import type { Dispatcher } from '../webhooks/dispatcher.ts';
 import type { Scheduler } from '../apps/scheduler.ts';
@@ -106,8 +105,8 @@ export function opsRoutes(app: FastifyInstance, deps: OpsDeps): void {
   app.get('/readyz', async (_req, reply) => {
     const checks: Record<string, string> = {};
     try {
-      checks.database = (await deps.storage.db.get('SELECT 1 AS ok')) ? 'ok' : 'no answer';
-      checks.migrations = isCurrent(await schemaGap(deps.storage.db)) ? 'ok' : 'behind';
+      checks.database = (await deps.storage.ping()) ? 'ok' : 'no answer';
+      checks.migrations = (await deps.storage.schemaCurrent()) ? 'ok' : 'behind';
     } catch (err) {
       checks.database = `unreachable: ${(err as Error).message}`;
     }

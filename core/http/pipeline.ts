@@ -16,7 +16,7 @@ import type { Translator, Lang } from '../kernel/i18n/i18n.ts';
 import type { Clock } from '../kernel/clock.ts';
 import type { HttpMethod } from '../kernel/route-doc.ts';
 import { DiwanError, type ErrorDetail } from '../kernel/errors/diwan-error.ts';
-import { compileFor, ajvDetails, nulDetails, validationError } from '../kernel/validation.ts';
+import { compileFor, ajvDetails, unstorableDetails, validationError } from '../kernel/validation.ts';
 import { isoNow } from '../kernel/ids.ts';
 import type { PermissionRegistry } from '../identity/permissions.ts';
 import type { Principal } from '../identity/principal.ts';
@@ -220,7 +220,7 @@ export class Pipeline {
       body ??= {};
       this.check(details, c.body, body, 'body', lang);
     }
-    details.push(...nulDetails(params, 'params', lang, this.deps.tr), ...nulDetails(query, 'query', lang, this.deps.tr), ...nulDetails(body, 'body', lang, this.deps.tr));
+    details.push(...unstorableDetails(params, 'params', lang, this.deps.tr), ...unstorableDetails(query, 'query', lang, this.deps.tr), ...unstorableDetails(body, 'body', lang, this.deps.tr));
     if (details.length) throw validationError(details);
 
     const req: ApiRequest = { params, query, body, headers: request.headers, principal, company, lang, id: request.id, raw: request, reply };

@@ -7,7 +7,7 @@
 // a file is normally served by one server, and the CLI that shares it is not rate limited; a
 // count there would be a write on every read, and while the CLI holds the file's write lock each
 // request would block the event loop (better-sqlite3 waits synchronously). Measured:
-// bench/rate-limit.ts, BENCHMARKS.md.
+// bench/rate-limit.ts, docs/benchmarks-history.md (2026-11-23).
 import type { RateWindowsRepo } from '../storage/repos/rate-windows.ts';
 
 export interface RateLimiter {

@@ -76,25 +76,39 @@ export function ajvDetails(errors: ErrorObject[], part: RequestPart, lang: Lang,
   return out;
 }
 
+// Node 20 has String.prototype.isWellFormed (ES2024); the project's lib is ES2022.
+const wellFormed = (s: string) => (s as string & { isWellFormed(): boolean }).isWellFormed();
+
+/** What keeps a string out of some database: U+0000, or a lone surrogate (half of a UTF-16 pair). */
+function unstorable(s: string): 'nul' | 'surrogate' | undefined {
+  if (s.includes('\0')) return 'nul';
+  return wellFormed(s) ? undefined : 'surrogate';
+}
+
 /**
- * A detail for each string (or object key) in `value` that holds U+0000: PostgreSQL stores no
- * such text, so the API refuses it on every database alike, as it refuses any other bad value.
+ * A detail for each string (or object key) in `value` that holds U+0000 or a lone surrogate.
+ * PostgreSQL stores neither (no text holds U+0000; a document's JSON with `\udfff` fails its
+ * jsonb indexes), while SQLite takes both: the API refuses them on every database alike, as it
+ * refuses any other bad value. A key is reported at its own pointer and not entered.
  */
-export function nulDetails(value: unknown, part: RequestPart, lang: Lang, tr: Translator): ErrorDetail[] {
+export function unstorableDetails(value: unknown, part: RequestPart, lang: Lang, tr: Translator): ErrorDetail[] {
   // Every request passes through here: look first, build pointers only when something is found.
-  if (!hasNul(value)) return [];
+  if (!hasUnstorable(value)) return [];
   const out: ErrorDetail[] = [];
   const esc = (k: string) => k.replace(/~/g, '~0').replace(/\//g, '~1');
-  const found = (pointer: string) => out.push({ in: part, pointer, rule: 'nul', message: tr.t(lang, 'rule.nul', { field: fieldName(pointer, part) || tr.t(lang, 'body') }) });
+  const found = (pointer: string, rule: 'nul' | 'surrogate') =>
+    out.push({ in: part, pointer, rule, message: tr.t(lang, `rule.${rule}`, { field: fieldName(pointer, part) || tr.t(lang, 'body') }) });
   const stack: [unknown, string][] = [[value, '']];
   while (stack.length) {
     const [v, pointer] = stack.pop()!;
     if (typeof v === 'string') {
-      if (v.includes('\0')) found(pointer);
+      const rule = unstorable(v);
+      if (rule) found(pointer, rule);
     } else if (Array.isArray(v)) v.forEach((x, i) => stack.push([x, `${pointer}/${i}`]));
     else if (v !== null && typeof v === 'object') {
       for (const [k, x] of Object.entries(v)) {
-        if (k.includes('\0')) found(`${pointer}/${esc(k)}`);
+        const rule = unstorable(k);
+        if (rule) found(`${pointer}/${esc(k)}`, rule);
         else stack.push([x, `${pointer}/${esc(k)}`]);
       }
     }
@@ -102,17 +116,17 @@ export function nulDetails(value: unknown, part: RequestPart, lang: Lang, tr: Tr
   return out;
 }
 
-/** Whether any string or key in `value` holds U+0000 (a stack, not recursion: bodies may nest deeply). */
-function hasNul(value: unknown): boolean {
+/** Whether any string or key in `value` is unstorable (a stack, not recursion: bodies may nest deeply). */
+function hasUnstorable(value: unknown): boolean {
   const stack = [value];
   while (stack.length) {
     const v = stack.pop();
     if (typeof v === 'string') {
-      if (v.includes('\0')) return true;
+      if (unstorable(v)) return true;
     } else if (Array.isArray(v)) for (const x of v) stack.push(x);
     else if (v !== null && typeof v === 'object') {
       for (const k of Object.keys(v)) {
-        if (k.includes('\0')) return true;
+        if (unstorable(k)) return true;
         stack.push((v as Record<string, unknown>)[k]);
       }
     }
@@ -125,8 +139,13 @@ export function validationError(details: ErrorDetail[]): DiwanError {
   return new DiwanError('VALIDATION_ERROR', details, { summary: String(details[0]?.message ?? '') });
 }
 
-/** Validates and returns the (coerced, defaulted) value, or throws VALIDATION_ERROR. */
+/**
+ * Validates and returns the (coerced, defaulted) value, or throws VALIDATION_ERROR with every
+ * problem, unstorable text included: what app code writes (`ctx.docs`) never passed the pipeline.
+ */
 export function check<T>(validate: ValidateFunction, value: unknown, part: RequestPart, lang: Lang, tr: Translator): T {
-  if (validate(value)) return value as T;
-  throw validationError(ajvDetails(validate.errors ?? [], part, lang, tr));
+  const details = validate(value) ? [] : ajvDetails(validate.errors ?? [], part, lang, tr);
+  details.push(...unstorableDetails(value, part, lang, tr));
+  if (details.length) throw validationError(details);
+  return value as T;
 }

@@ -6,7 +6,7 @@
 // worker connection copies the log 100 ms after commits (PASSIVE: it never blocks the writer),
 // and the next writer starts the log over. The file keeps its size (up to LOG_LIMIT_BYTES), so
 // commits overwrite it rather than grow it: growing it cost a small transaction ~15 µs more
-// (BENCHMARKS.md, seventh session). The connection's own checkpoints are left as a
+// (docs/benchmarks-history.md, seventh session). The connection's own checkpoints are left as a
 // backstop at BACKSTOP_PAGES (sqlite.ts), for a log that never empties under constant writes.
 import fs from 'node:fs';
 import { Worker } from 'node:worker_threads';

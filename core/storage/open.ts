@@ -4,7 +4,7 @@
 import type { Db } from './db.ts';
 import { SqliteDb } from './sqlite.ts';
 import type { PostgresDb } from './postgres.ts';
-import { migrate } from './migrate.ts';
+import { isCurrent, migrate, schemaGap } from './migrate.ts';
 import { ChangeFeed, type ExternalSignal } from './changes.ts';
 import { CompaniesRepo } from './repos/companies.ts';
 import { ApiKeysRepo } from './repos/api-keys.ts';
@@ -43,6 +43,10 @@ export interface Storage {
   changes: ChangeFeed;
   /** The table of one document type (created by `ensure()`). */
   documents(table: string, filters: FilterField[], dates?: string[]): DocumentTable;
+  /** Whether the database answers a query (readiness); throws what the driver throws when it cannot. */
+  ping(): Promise<boolean>;
+  /** Whether the core schema has every table, column, index and data step this code expects (readiness). */
+  schemaCurrent(): Promise<boolean>;
   close(): Promise<void>;
 }
 
@@ -129,6 +133,8 @@ export async function openStorage(opts: StorageOptions): Promise<Storage> {
     sharedByServers: db.dialect.name === 'postgres',
     changes,
     documents: (table, filters, dates) => new DocumentTable(db, table, filters, dates),
+    ping: async () => (await db.get('SELECT 1 AS ok')) !== undefined,
+    schemaCurrent: async () => isCurrent(await schemaGap(db)),
     async close() {
       changes.stop();
       await db.close();

@@ -74,6 +74,44 @@ function nested(depth: number, kind: 'array' | 'object'): string {
   return kind === 'array' ? '['.repeat(depth) + ']'.repeat(depth) : '{"a":'.repeat(depth) + '1' + '}'.repeat(depth);
 }
 
+/**
+ * Lone surrogates (half of a UTF-16 pair): high and low, alone, at either end, in the middle, two
+ * halves in the wrong order. JSON carries them only escaped (`"\udfff"`); UTF-8 cannot.
+ */
+export const LONE_SURROGATES = ['\ud800', '\udfff', 'a\udfffb', 'x\ud83d', '\ude00y', '\udc00\ud800'];
+
+/** `text` with `lone` put in its middle. */
+const withLone = (text: string, lone: string) => text.slice(0, text.length >> 1) + lone + text.slice(text.length >> 1);
+/** JSON.stringify escapes a lone surrogate in lower case; a client may write capitals. */
+const upperEscapes = (json: string) => json.replace(/\\u(d[89a-f][0-9a-f]{2})/g, (_m, hex: string) => `\\u${hex.toUpperCase()}`);
+
+/** A lone surrogate in a string value (in place) or in a key of an object. */
+export interface LoneSurrogateMutation {
+  label: string;
+  payload: string;
+  /** The JSON pointer the server must name. */
+  pointer: string;
+}
+
+/** Every string of `value`, and a new key in every object, with a lone surrogate: what a body can carry that one database stores and the other refuses. */
+export function loneSurrogateMutations(value: unknown, schema: Schema, ctx: Pick<GenContext, 'resolve'>, lone: string, upper = false): LoneSurrogateMutation[] {
+  const esc = (k: string) => k.replace(/~/g, '~0').replace(/\//g, '~1');
+  const ptr = (at: string[]) => at.map((k) => `/${esc(k)}`).join('');
+  const show = JSON.stringify(lone);
+  const out: LoneSurrogateMutation[] = [];
+  for (const l of locations(value, schema, ctx)) {
+    if (typeof l.value === 'string') {
+      const text = JSON.stringify(setAt(value, l.at, withLone(l.value, lone)));
+      out.push({ label: `body.loneSurrogate ${ptr(l.at) || '/'} ${show}${upper ? ' (capitals)' : ''}`, payload: upper ? upperEscapes(text) : text, pointer: ptr(l.at) });
+    } else if (l.value && typeof l.value === 'object' && !Array.isArray(l.value)) {
+      const key = `k${lone}`;
+      const text = withRaw(value, l.at, `{${JSON.stringify(key)}:"v"${Object.keys(l.value).length ? `,${JSON.stringify(l.value).slice(1)}` : '}'}`);
+      out.push({ label: `body.loneSurrogateKey ${ptr(l.at) || '/'} ${show}${upper ? ' (capitals)' : ''}`, payload: upper ? upperEscapes(text) : text, pointer: `${ptr(l.at)}/${esc(key)}` });
+    }
+  }
+  return out;
+}
+
 /** Raw JSON texts of mutated bodies, each with the mutation's name. */
 export function bodyMutationArb(value: unknown, schema: Schema, ctx: Pick<GenContext, 'resolve'>, maxDepth = 64): fc.Arbitrary<{ label: string; payload: string }> {
   const locs = locations(value, schema, ctx);
@@ -120,6 +158,15 @@ export function bodyMutationArb(value: unknown, schema: Schema, ctx: Pick<GenCon
       fc.tuple(fc.constantFrom(...strings), fc.constantFrom<'max+1' | number>('max+1', 10_000, 200_000), fc.constantFrom('x', 'ع', '😀', '\u202e', '\\', '"')).map(([l, n, ch]) => {
         const len: number = n === 'max+1' ? (typeof l.schema.maxLength === 'number' ? l.schema.maxLength + 1 : 70_000) : n;
         return { label: `body.longString ${ptr(l.at)} (${len} × ${JSON.stringify(ch)})`, payload: JSON.stringify(setAt(value, l.at, ch.repeat(len))) };
+      }),
+    );
+  }
+  if (strings.length || objects.length) {
+    options.push(
+      fc.tuple(fc.constantFrom(...LONE_SURROGATES), fc.boolean(), fc.nat()).map(([lone, upper, i]) => {
+        const all = loneSurrogateMutations(value, schema, ctx, lone, upper);
+        const m = all[i % all.length];
+        return { label: m.label, payload: m.payload };
       }),
     );
   }

@@ -90,6 +90,18 @@ function unreadable(payload: string): boolean {
   return /"(__proto__|constructor)"\s*:/.test(payload) && /"__proto__"\s*:|"prototype"\s*:/.test(payload);
 }
 
+/**
+ * Whether a parsed body holds text no database may be handed: U+0000 or a lone surrogate, in a
+ * value or a key. The API refuses it (VALIDATION_ERROR) whatever the schema says.
+ */
+export function unstorable(v: unknown): boolean {
+  const bad = (s: string) => s.includes('\0') || !(s as string & { isWellFormed(): boolean }).isWellFormed();
+  if (typeof v === 'string') return bad(v);
+  if (Array.isArray(v)) return v.some(unstorable);
+  if (v !== null && typeof v === 'object') return Object.entries(v).some(([k, x]) => bad(k) || unstorable(x));
+  return false;
+}
+
 export class CaseBuilder {
   private readonly bodySchema?: Schema;
   private readonly validateBody?: (v: unknown) => boolean;
@@ -179,7 +191,8 @@ export class CaseBuilder {
   private bodyExpect(payload: string): Expectation | undefined {
     if (Buffer.byteLength(payload) > BODY_LIMIT) return this.gated(['PAYLOAD_TOO_LARGE']);
     if (unreadable(payload)) return this.gated(['BAD_REQUEST']);
-    if (this.validateBody && !this.validateBody(JSON.parse(payload))) return this.gated(['VALIDATION_ERROR']);
+    const body = JSON.parse(payload);
+    if (unstorable(body) || (this.validateBody && !this.validateBody(body))) return this.gated(['VALIDATION_ERROR']);
     return this.appDisabled ? this.gated([]) : undefined;
   }
 
@@ -243,7 +256,8 @@ export class CaseBuilder {
           malformedJsonArb(JSON.stringify(p.body ?? { a: 1 })).map((m) => {
             const s = this.step(p, { payload: m.payload });
             s.headers['content-type'] = 'application/json';
-            return { label: m.label, steps: [{ ...s, expect: unreadable(m.payload) ? this.gated(['BAD_REQUEST']) : undefined }] };
+            const expect = unreadable(m.payload) ? this.gated(['BAD_REQUEST']) : unstorable(JSON.parse(m.payload)) ? this.gated(['VALIDATION_ERROR']) : undefined;
+            return { label: m.label, steps: [{ ...s, expect }] };
           }),
         ),
       );
@@ -330,6 +344,8 @@ export class CaseBuilder {
             fc.constantFrom(...this.queryParams),
             fc.oneof(
               fc.constantFrom('abc', '', '1.5', '-1', '0', '101', '1e400', 'NaN', 'true', 'null', '%ZZ', '%00', '١', '1,2', ' 1', '0x10', '9007199254740993'),
+              // A lone surrogate has no UTF-8: its would-be bytes (CESU-8) are not UTF-8 either.
+              fc.constantFrom('%ED%BF%BF', 'a%ED%A0%80b', '%ED%A0%BD%ED%B8%80'),
               fc.integer({ min: 100, max: 5000 }).map((n) => 'q'.repeat(n)),
             ),
             fc.constantFrom('replace', 'duplicate', 'unknown', 'drop'),

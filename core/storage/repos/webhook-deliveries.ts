@@ -308,6 +308,12 @@ export class WebhookDeliveriesRepo {
     return { total: Number(total), rows };
   }
 
+  /** The endpoint a delivery of the company belongs to (the CLI names a delivery alone). */
+  async endpointOf(companyId: string, id: string): Promise<string | undefined> {
+    const row = await this.db.get<{ endpointId: string }>('SELECT endpoint_id AS "endpointId" FROM webhook_deliveries WHERE company_id = ? AND id = ?', [companyId, id]);
+    return row?.endpointId;
+  }
+
   get(endpointId: string, id: string): Promise<DeliveryRow | undefined> {
     return this.db.get<DeliveryRow>('SELECT * FROM webhook_deliveries WHERE endpoint_id = ? AND id = ?', [endpointId, id]);
   }
