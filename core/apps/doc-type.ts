@@ -14,7 +14,7 @@ import type { Company } from '../tenancy/companies.ts';
 import type { Principal } from '../identity/principal.ts';
 import { newSortableId, isoNow } from '../kernel/ids.ts';
 import { DiwanError } from '../kernel/errors/diwan-error.ts';
-import { compileFor, check, validationError, ajvDetails } from '../kernel/validation.ts';
+import { compileFor, check, validationError, ajvDetails, unstorableDetails } from '../kernel/validation.ts';
 import { buildDocSchemas, eventPayloadSchema, type DocSchemas } from './doc-schemas.ts';
 import { appFault } from './app-fault.ts';
 
@@ -298,9 +298,10 @@ export class DocType {
   /** What the hooks computed must stay within the declared bounds (money kept exactly, numbers finite). */
   private checkStored(doc: Record<string, unknown>, caller: Caller): void {
     const v = this.c.stored;
-    if (v(doc)) return;
-    const details = ajvDetails(v.errors ?? [], 'body', caller.lang, this.deps.tr).map((d) => ({ ...d, computed: true }));
-    throw validationError(details);
+    // What a hook computed is held to what a client may send: its bounds, and text both databases store.
+    const details = v(doc) ? [] : ajvDetails(v.errors ?? [], 'body', caller.lang, this.deps.tr);
+    details.push(...unstorableDetails(doc, 'body', caller.lang, this.deps.tr));
+    if (details.length) throw validationError(details.map((d) => ({ ...d, computed: true })));
   }
 
   /** Emits the events whose source this write is. */

@@ -140,7 +140,7 @@ export class Pipeline {
   private serializer(route: Route, c: Compiled, status: number): (data: unknown) => string {
     let s = c.serializers.get(status);
     if (!s) {
-      const schema = route.doc.schema.response[status];
+      const schema = route.doc.schema.response?.[status];
       if (schema && typeof schema === 'object') {
         const stringify = fastJson(schema as unknown as Parameters<typeof fastJson>[0]);
         s = (data) => {
