@@ -5,6 +5,7 @@
 // `rotate` (the host seals secrets) build the host; the others need the database only.
 import { DiwanError } from '../../core/kernel/errors/diwan-error.ts';
 import { DELIVERY_FILTERS, type Attempt, type Delivery, type DeliveryFilter } from '../../core/webhooks/deliveries.ts';
+import type { Lang } from '../../core/kernel/i18n/i18n.ts';
 import { record, table } from '../output.ts';
 import { companyOf, companyOption, pageOf, pageOptions, scopeOf, type CommandContext, type CommandGroup } from './command.ts';
 
@@ -17,9 +18,16 @@ function excerpt(a: Attempt, max = 60): string {
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 }
 
+/**
+ * A delivery's state as the log's filters name it: a pending delivery whose last attempt failed
+ * is `retrying`, which `--state failed` (retrying or dead) lists, so the column agrees with the
+ * filter. The JSON keeps the stored state.
+ */
+export const shownState = (d: Pick<Delivery, 'state' | 'attemptCount'>): string => (d.state === 'pending' && d.attemptCount > 0 ? 'retrying' : d.state);
+
 /** One delivery and every attempt of it, for people. */
-function attemptsText(d: Delivery & { attempts: Attempt[] }): string {
-  const head = record(d as never, ['id', 'endpointId', 'eventId', 'topic', 'state', 'attemptCount', 'lastStatus', 'lastFailure', 'nextAttemptAt', 'createdAt', 'deliveredAt']);
+function attemptsText(d: Delivery & { attempts: Attempt[] }, lang: Lang): string {
+  const head = record({ ...d, state: shownState(d) } as never, ['id', 'endpointId', 'eventId', 'topic', 'state', 'attemptCount', 'lastStatus', 'lastFailure', 'nextAttemptAt', 'createdAt', 'deliveredAt']);
   if (!d.attempts.length) return `${head}\n\nNo attempts yet.`;
   const rows = d.attempts.map((a) => ({ ...a, durationMs: `${a.durationMs} ms`, response: excerpt(a) }));
   return `${head}\n\n${table(rows, [
@@ -30,7 +38,7 @@ function attemptsText(d: Delivery & { attempts: Attempt[] }): string {
     { key: 'failure', label: 'FAILURE' },
     { key: 'detail', label: 'DETAIL' },
     { key: 'response', label: 'RESPONSE' },
-  ])}`;
+  ], lang)}`;
 }
 
 export const webhooks: CommandGroup = {
@@ -82,7 +90,7 @@ export const webhooks: CommandGroup = {
                 { key: 'health', label: 'HEALTH' },
                 { key: 'description', label: 'DESCRIPTION' },
                 { key: 'createdAt', label: 'CREATED' },
-              ])
+              ], ctx.lang)
             : 'No webhook endpoints in this company.',
         };
       },
@@ -135,7 +143,12 @@ export const webhooks: CommandGroup = {
       args: [endpointArg],
       options: {
         company: companyOption,
-        state: { type: 'string', value: 'state', choices: DELIVERY_FILTERS, description: `Only deliveries in this state: ${DELIVERY_FILTERS.join(', ')}` },
+        state: {
+          type: 'string',
+          value: 'state',
+          choices: DELIVERY_FILTERS,
+          description: `Only deliveries in this state: ${DELIVERY_FILTERS.join(', ')} (retrying: pending after a failed attempt, shown as retrying; failed: retrying or dead)`,
+        },
         delivery: { type: 'string', value: 'id', description: 'One delivery (dlv_…): every attempt with its status, duration, failure and response excerpt' },
         ...pageOptions('Deliveries', 100),
       },
@@ -146,14 +159,14 @@ export const webhooks: CommandGroup = {
         const ep = await services.webhooks.endpoints.get(company.id, String(ctx.args.endpointId), ctx.lang);
         if (typeof ctx.opts.delivery === 'string') {
           const d = await services.webhooks.deliveries.get(ep.id, ctx.opts.delivery);
-          return { data: d, text: attemptsText(d) };
+          return { data: d, text: attemptsText(d, ctx.lang) };
         }
         const q = { ...pageOf(ctx, 100), state: ctx.opts.state as DeliveryFilter | undefined };
         const { data, total } = await services.webhooks.deliveries.list(ep.id, q);
         return {
           data: { data, total, page: q.page, pageSize: q.pageSize },
           text: data.length
-            ? `${table(data as never, [
+            ? `${table(data.map((d) => ({ ...d, state: shownState(d) })), [
                 { key: 'id', label: 'DELIVERY' },
                 { key: 'topic', label: 'TOPIC' },
                 { key: 'state', label: 'STATE' },
@@ -162,7 +175,7 @@ export const webhooks: CommandGroup = {
                 { key: 'lastFailure', label: 'FAILURE' },
                 { key: 'nextAttemptAt', label: 'NEXT' },
                 { key: 'createdAt', label: 'CREATED' },
-              ])}\nEvery attempt of one: diwan webhooks log ${ep.id} --company ${company.id} --delivery <id>`
+              ], ctx.lang)}\nEvery attempt of one: diwan webhooks log ${ep.id} --company ${company.id} --delivery <id>`
             : 'No deliveries.',
         };
       },
