@@ -84,6 +84,25 @@ export function peopleRoutes(deps: { people: People; sessions: Sessions; publicU
     ),
     core(
       {
+        method: 'GET', url: '/api/v1/session/current', operationId: 'core.currentSession', summary: 'The signed-in person, their companies and the CSRF token; null when nobody is signed in',
+        description:
+          `${cookieNote} Answers 200 either way, so a page that asks before anyone signed in does not log a failed request; ` +
+          'a cookie whose session ended is cleared.',
+        schema: { response: { 200: dataOf({ ...sessionSchema, type: ['object', 'null'] }) } },
+      },
+      async (req): Promise<Reply> => {
+        const c = cookie(req);
+        if (!c) return { headers: { 'cache-control': 'no-store' }, body: { data: null } };
+        try {
+          return { headers: { 'cache-control': 'no-store' }, body: { data: await sessions.current(c) } };
+        } catch (err) {
+          if (!(err instanceof DiwanError) || err.code !== 'UNAUTHENTICATED') throw err;
+          return { headers: { 'cache-control': 'no-store', 'set-cookie': clearedSessionCookie }, body: { data: null } };
+        }
+      },
+    ),
+    core(
+      {
         method: 'DELETE', url: '/api/v1/session', operationId: 'core.signOut', summary: 'Sign out: ends the session and clears the cookie',
         description: `${cookieNote} Needs \`X-CSRF-Token\`.`, errors: ['UNAUTHENTICATED', 'FORBIDDEN'],
         schema: { response: { 200: dataOf({ type: 'object', additionalProperties: false, required: ['signedOut'], properties: { signedOut: { type: 'boolean' } } }) } },
