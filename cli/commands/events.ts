@@ -31,9 +31,9 @@ export const events: CommandGroup = {
           ? data.families.flatMap((f) => f.topics.map((t) => ({ topic: t.topic, owner: t.owner, description: t.description })))
           : data.families.map((f) => ({ family: f.family, prefix: `${f.prefix}.*`, owner: f.owner, count: f.count, installed: companyId ? (f.installed ? 'yes' : 'no') : '' }));
         const columns = detailed
-          ? [{ key: 'topic', label: 'TOPIC' }, { key: 'owner', label: 'APP' }, { key: 'description', label: 'DESCRIPTION' }]
-          : [{ key: 'family', label: 'FAMILY' }, { key: 'prefix', label: 'PATTERN' }, { key: 'owner', label: 'APP' }, { key: 'count', label: 'EVENTS' }, { key: 'installed', label: 'INSTALLED' }];
-        return { data, text: `${table(rows, columns)}\n${data.totals.families} families, ${data.totals.topics} events` };
+          ? ([{ key: 'topic', label: 'TOPIC' }, { key: 'owner', label: 'APP' }, { key: 'description', label: 'DESCRIPTION' }] as const)
+          : ([{ key: 'family', label: 'FAMILY' }, { key: 'prefix', label: 'PATTERN' }, { key: 'owner', label: 'APP' }, { key: 'count', label: 'EVENTS' }, { key: 'installed', label: 'INSTALLED' }] as const);
+        return { data, text: `${table(rows, [...columns], ctx.lang)}\n${data.totals.families} families, ${data.totals.topics} events` };
       },
     },
     {
