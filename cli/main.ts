@@ -225,8 +225,9 @@ export async function run(argv: string[], env: NodeJS.ProcessEnv = process.env):
       },
       host: () => {
         needsDatabase();
-        // The links the host prints (`users create`) name the running server, not the default port.
-        const publicUrl = env.DIWAN_PUBLIC_URL?.trim() ? undefined : recordedPublicUrl(dataDir);
+        // The links the host prints (`users create`) name the running server, not the default port;
+        // a server being started (start --json) keeps its own.
+        const publicUrl = env.DIWAN_PUBLIC_URL?.trim() || CREATES_DATA.has(group.name) ? undefined : recordedPublicUrl(dataDir);
         return (host ??= loadsTypeScript().then(() => import('../core/host.ts')).then(async ({ buildHost }) => {
           const h = await buildHost({ config: { dataDir, ...(publicUrl ? { publicUrl } : {}) }, logger: false });
           tr = h.tr;
