@@ -186,6 +186,10 @@ describe('an app author outside the repository', { timeout: 150_000 }, () => {
   });
 
   it('an operator sets up a data folder and starts the server', async () => {
+    // Only migrate (or start) makes a database: any other command refuses where there is none.
+    const made = await diwan('migrate', '--json');
+    expect(made.code, made.stderr).toBe(0);
+    expect(made.json.createdDataDir).toBe(true);
     const co = await diwan('companies', 'create', '--name', 'Outside', '--json');
     expect(co.code, co.stderr).toBe(0);
     companyId = co.json.id;

@@ -54,7 +54,7 @@ describe('newApp', () => {
       devDependencies: { diwan: `file:${REPO}` },
     });
     expect(pkg.version).toBeUndefined();
-    expect(fs.readFileSync(path.join(dir, '.gitignore'), 'utf8').split('\n')).toEqual(expect.arrayContaining(['node_modules/', 'dist/']));
+    expect(fs.readFileSync(path.join(dir, '.gitignore'), 'utf8').split('\n')).toEqual(expect.arrayContaining(['node_modules/', 'dist/', 'data/']));
 
     const { manifest, problems } = checkManifest(JSON.parse(fs.readFileSync(path.join(dir, 'manifest.json'), 'utf8')));
     expect(problems).toEqual([]);

@@ -108,6 +108,22 @@ describe('diwan on a data folder', { timeout: 90_000 }, () => {
   let key: string;
   let keyId: string;
 
+  it('refuses a command on a folder with no database, naming --data-dir, and creates nothing; migrate creates it and says so (issue 29)', async () => {
+    const sqlite = { DIWAN_DATABASE_URL: '' };
+    const refused = await diwanWith(sqlite, 'companies', 'list', '--json');
+    expect(refused.code).toBe(2);
+    expect(refused.json.error).toMatchObject({ code: 'VALIDATION_ERROR', details: [{ in: 'argv', pointer: '--data-dir', rule: 'noDatabase', dataDir, source: 'env' }] });
+    const text = await diwanWith(sqlite, 'companies', 'create', '--name', 'Nowhere');
+    expect(text.code).toBe(2);
+    expect(text.stderr.trim().split('\n')).toEqual([expect.stringMatching(new RegExp(`^error VALIDATION_ERROR: .*no Diwan database in ${dataDir.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}.*--data-dir <dir>`))]);
+    expect(fs.existsSync(dataDir)).toBe(false);
+
+    const made = await diwan('migrate', '--json');
+    expect(made.code, made.stderr).toBe(0);
+    // On PostgreSQL the database is the server's: no folder is made for it.
+    expect(made.json.createdDataDir).toBe(!onPostgres());
+  });
+
   it('creates a company with the apps asked for', async () => {
     const r = await diwan('companies', 'create', '--name', 'Acme', '--currency', 'SAR', '--apps', 'invoicing', '--json');
     expect(r.code).toBe(0);
@@ -132,6 +148,24 @@ describe('diwan on a data folder', { timeout: 90_000 }, () => {
     expect(list.json[0]).toMatchObject({ id: keyId, hint: `dwk_${keyId}_…` });
     expect(list.json[0]).not.toHaveProperty('key');
     expect(list.stdout).not.toContain(key.split('_')[2]);
+  });
+
+  it('heads its tables in the language asked: --lang ar translates the headers too (issue 29)', async () => {
+    const ar = await diwan('keys', 'list', '--company', companyId, '--lang', 'ar');
+    expect(ar.code, ar.stderr).toBe(0);
+    expect(ar.stdout.split('\n')[0]).toMatch(/^المعرّف\s+الاسم\s+الدور\s+النطاقات\s+المفتاح\s+أُنشئ\s+ينتهي\s+أُلغي\s+آخر استخدام$/);
+    const companiesAr = await diwan('companies', 'list', '--lang', 'ar');
+    expect(companiesAr.stdout.split('\n')[0]).toMatch(/^المعرّف\s+الاسم\s+العملة\s+التطبيقات\s+أُنشئ$/);
+    const en = await diwan('companies', 'list');
+    expect(en.stdout.split('\n')[0]).toMatch(/^ID\s+NAME\s+CURRENCY\s+APPS\s+CREATED$/);
+  });
+
+  it('permissions heads the owning app APP, not OWNER beside the Owner role, in either language (issue 29)', async () => {
+    const en = await diwan('permissions');
+    expect(en.code, en.stderr).toBe(0);
+    expect(en.stdout.split('\n')[0]).toMatch(/^PERMISSION\s+APP\s+Viewer\s+Member\s+Manager\s+Admin\s+Owner$/);
+    const ar = await diwan('permissions', '--lang', 'ar');
+    expect(ar.stdout.split('\n')[0]).toMatch(/^الصلاحية\s+التطبيق\s+مشاهد\s+عضو\s+مدير\s+مسؤول\s+مالك$/);
   });
 
   it('disables and enables an app in the company', async () => {
@@ -182,6 +216,42 @@ describe('diwan on a data folder', { timeout: 90_000 }, () => {
       'apps:install:tally', 'apps:enable:invoicing', 'apps:disable:invoicing', `api-keys:create:${keyId}`, 'apps:install:invoicing', `companies:create:${companyId}`,
     ]);
     expect(new Set(audit.json.data.map((e: { actor: unknown }) => JSON.stringify(e.actor)))).toEqual(new Set([JSON.stringify({ type: 'cli', id: 'operator' })]));
+  });
+
+  it("apps install from an app author's folder: refused without the data folder (one line naming --data-dir, nothing created), works with DIWAN_DATA_DIR or --data-dir (issue 29)", async () => {
+    const appDir = path.join(work, 'my-notes');
+    fs.mkdirSync(appDir, { recursive: true });
+    fs.writeFileSync(path.join(appDir, 'package.json'), JSON.stringify({ name: 'my-notes', private: true }));
+    const source = appFolder('notes', '1.0.0', 'notes-items');
+    const from = (env: Record<string, string>, ...args: string[]) =>
+      runCli(args, { env: { ...process.env, DIWAN_LANG: '', DATA_DIR: '', DIWAN_DATA_DIR: '', DIWAN_DATABASE_URL: '', ...env }, cwd: appDir });
+
+    const named = await from({}, 'apps', 'install', source, '--company', companyId, '--data-dir', 'data', '--json');
+    expect(named.code).toBe(2);
+    expect(named.json.error.details).toEqual([expect.objectContaining({ pointer: '--data-dir', rule: 'noDatabase', dataDir: path.join(appDir, 'data'), source: 'flag' })]);
+    const text = await from({}, 'apps', 'install', source, '--company', companyId, '--data-dir', 'data');
+    expect(text.stderr.trim().split('\n')).toHaveLength(1);
+    expect(text.stderr).toContain('--data-dir');
+    expect(fs.readdirSync(appDir)).toEqual(['package.json']);
+
+    // Named by neither: the diwan package's own data/ (this checkout's). Only run where the checkout has no database of a developer's own to touch.
+    const checkoutDb = path.resolve(import.meta.dirname, '..', 'data', 'diwan.db');
+    if (!fs.existsSync(checkoutDb)) {
+      const found = await from({}, 'apps', 'install', source, '--company', companyId, '--json');
+      expect(found.code).toBe(2);
+      expect(found.json.error.details).toEqual([expect.objectContaining({ pointer: '--data-dir', source: 'package', dataDir: path.dirname(checkoutDb) })]);
+      expect(fs.existsSync(checkoutDb)).toBe(false);
+      expect(fs.readdirSync(appDir)).toEqual(['package.json']);
+    }
+
+    const installed = await from({ DIWAN_DATA_DIR: dataDir, ...db.env }, 'apps', 'install', source, '--company', companyId, '--json');
+    expect(installed.code, installed.stderr).toBe(0);
+    expect(installed.json).toMatchObject({ package: { id: 'notes', version: '1.0.0' }, installed: ['notes'] });
+    const listed = await from(db.env, 'apps', 'list', '--company', companyId, '--installed', '--data-dir', dataDir, '--json');
+    expect(listed.code, listed.stderr).toBe(0);
+    expect(listed.json.map((a: { id: string }) => a.id)).toContain('notes');
+    expect(fs.readdirSync(appDir)).toEqual(['package.json']);
+    await diwan('apps', 'uninstall', 'notes', '--company', companyId, '--json');
   });
 
   it('revokes a key once: a second revoke says so and records nothing (issue 8, item 16)', async () => {
@@ -242,10 +312,10 @@ describe('diwan on a data folder', { timeout: 90_000 }, () => {
     });
     const api = (p: string) => fetch(`${url}${p}`, { headers: { authorization: `Bearer ${key}`, 'x-company-id': companyId }, signal: AbortSignal.timeout(10_000) });
 
-    it('starts the server on the same data, where the key works', async () => {
-      child = spawn(process.execPath, [BIN, 'start', '--json', '--port', '0', '--host', '127.0.0.1'], { env: { ...process.env, DATA_DIR: dataDir, ...db.env }, cwd: work });
+    it('starts the server on the same data, on loopback when HOST is unset, where the key works', async () => {
+      child = spawn(process.execPath, [BIN, 'start', '--json', '--port', '0'], { env: { ...process.env, DATA_DIR: dataDir, HOST: '', DIWAN_PUBLIC_URL: '', ...db.env }, cwd: work });
       const started = child;
-      const info = await new Promise<{ url: string; dataDir: string }>((resolve, reject) => {
+      const info = await new Promise<{ url: string; host: string; dataDir: string }>((resolve, reject) => {
         let out = '';
         started.stdout!.on('data', (d) => {
           out += d;
@@ -258,6 +328,7 @@ describe('diwan on a data folder', { timeout: 90_000 }, () => {
         started.on('exit', (code) => reject(new Error(`start exited with ${code}`)));
       });
       expect(info.dataDir).toBe(dataDir);
+      expect(info.host).toBe('127.0.0.1');
       expect(info.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
       url = info.url;
       const res = await api('/api/v1/company');
@@ -298,14 +369,35 @@ describe('diwan on a data folder', { timeout: 90_000 }, () => {
       const applied = await diwan('apps', 'upgrade', 'tally', '--company', companyId, '--yes', '--json');
       expect(applied.code).toBe(0);
       expect(applied.json).toMatchObject({ applied: true, plan: { from: '1.0.0', to: '1.1.0', fields: { added: ['count.note'], removed: [], changed: [] } }, app: { appId: 'tally', version: '1.1.0' } });
+
+      // At the available version: nothing to apply, and --yes is not offered (issue 29).
+      const none = await diwan('apps', 'upgrade', 'tally', '--company', companyId);
+      expect(none.code).toBe(0);
+      expect(none.stdout.trim()).toBe('Nothing to apply: tally is installed at the available version.');
     });
 
-    it('stops on SIGTERM with exit code 0', async () => {
+    it("users create prints a sign-in link to the running server's port, which it recorded in the data folder (issue 29)", async () => {
+      // On loopback, as localhost: the default DIWAN_PUBLIC_URL's form, one origin for the session cookie.
+      const port = new URL(url).port;
+      expect(port).not.toBe('3000');
+      expect(JSON.parse(fs.readFileSync(path.join(dataDir, 'server.json'), 'utf8'))).toMatchObject({ publicUrl: `http://localhost:${port}`, pid: child!.pid });
+      const r = await diwanWith({ DIWAN_PUBLIC_URL: '' }, 'users', 'create', '--email', 'noura@example.com', '--name', 'Noura', '--company', companyId, '--json');
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.json.link).toMatch(new RegExp(`^http://localhost:${port}/signin#[0-9a-z]{40}$`));
+      // DIWAN_PUBLIC_URL, when set, is where people reach the console.
+      const named = await diwanWith({ DIWAN_PUBLIC_URL: 'https://diwan.example.com/' }, 'users', 'create', '--email', 'sara@example.com', '--name', 'Sara', '--company', companyId, '--json');
+      expect(named.json.link).toMatch(/^https:\/\/diwan\.example\.com\/signin#/);
+    });
+
+    it('stops on SIGTERM with exit code 0, and forgets where it listened', async () => {
       const running = child!;
       const exited = new Promise<number | null>((resolve) => running.once('exit', (code) => resolve(code)));
       running.kill('SIGTERM');
       expect(await exited).toBe(0);
       child = undefined;
+      expect(fs.existsSync(path.join(dataDir, 'server.json'))).toBe(false);
+      const r = await diwanWith({ DIWAN_PUBLIC_URL: '', PORT: '' }, 'users', 'create', '--email', 'noura@example.com', '--name', 'Noura', '--company', companyId, '--json');
+      expect(r.json.link).toMatch(/^http:\/\/localhost:3000\/signin#/);
     });
   });
 });

@@ -13,7 +13,7 @@ import { parseArgs, type ParseArgsConfig } from 'node:util';
 import type { Lang, Translator } from '../core/kernel/i18n/i18n.ts';
 import type { Host } from '../core/host.ts';
 import type { AppServices, AllServices, CoreServices, ServiceOptions } from '../core/services.ts';
-import { UsageError, envelope, exitCodeOf, json, say, write } from './output.ts';
+import { UsageError, envelope, exitCodeOf, isUsageError, json, say, write } from './output.ts';
 import { CLI_ACTOR, type Command, type CommandContext, type CommandGroup, type CommandResult, type OptionSpec } from './commands/command.ts';
 import { start, serve, worker } from './commands/start.ts';
 import { migrate } from './commands/migrate.ts';
@@ -29,6 +29,8 @@ import { listen } from './commands/listen.ts';
 import { users } from './commands/users.ts';
 import { secrets } from './commands/secrets.ts';
 import { loadsTypeScript } from './typescript.ts';
+import { CREATES_DATA, chooseDataDir, requireDatabase } from './data-dir.ts';
+import { recordedPublicUrl } from './public-url.ts';
 
 /** The languages of core/kernel/i18n (not imported from there: it loads i18next). */
 const LANGUAGES = ['en', 'ar'] as const satisfies readonly Lang[];
@@ -36,7 +38,11 @@ const LANGUAGES = ['en', 'ar'] as const satisfies readonly Lang[];
 export const GROUPS: CommandGroup[] = [start, serve, worker, migrate, companies, users, keys, apps, audit, permissions, events, webhooks, listen, secrets, app];
 
 const GLOBAL_OPTIONS: Record<string, OptionSpec> = {
-  'data-dir': { type: 'string', value: 'dir', description: 'The host data folder (default: env DATA_DIR or ./data)' },
+  'data-dir': {
+    type: 'string',
+    value: 'dir',
+    description: "The host data folder (default: env DIWAN_DATA_DIR or DATA_DIR, else the data/ of the Diwan checkout run in, else of this diwan's own folder)",
+  },
   json: { type: 'boolean', description: 'Print exactly one JSON document: the data, or { error }' },
   lang: { type: 'string', value: 'ar|en', choices: LANGUAGES, description: 'Language of messages (default: env DIWAN_LANG or en)' },
   help: { type: 'boolean', short: 'h', description: 'Show help for the command' },
@@ -204,11 +210,21 @@ export async function run(argv: string[], env: NodeJS.ProcessEnv = process.env):
       }
     }
 
-    const dataDir = path.resolve(String(values['data-dir'] ?? env.DATA_DIR ?? './data'));
+    const where = chooseDataDir(values['data-dir'] as string | undefined, env);
+    const dataDir = where.dir;
+    // Checked when a command opens the data, so commands that need none (help, app, listen) run anywhere.
+    const needsDatabase = () => {
+      if (!CREATES_DATA.has(group.name)) requireDatabase(where, env, lang);
+    };
+    // The links the CLI prints (`users create`) name the running server, not the default port; a
+    // server being started (start --json) keeps its own, and DIWAN_PUBLIC_URL wins over both.
+    const recorded = env.DIWAN_PUBLIC_URL?.trim() || CREATES_DATA.has(group.name) ? undefined : recordedPublicUrl(dataDir);
+    const config = { dataDir, ...(recorded ? { publicUrl: recorded } : {}) };
     const ctx: CommandContext = {
       services: ((needs: { apps?: boolean; webhooks?: boolean } = {}) => {
         if (host) return host;
-        const opts: ServiceOptions = { config: { dataDir } };
+        needsDatabase();
+        const opts: ServiceOptions = { config };
         const root = import('../core/services.ts');
         core ??= root.then((m) => m.coreServices(opts));
         if (!needs.apps && !needs.webhooks) return core;
@@ -217,12 +233,14 @@ export async function run(argv: string[], env: NodeJS.ProcessEnv = process.env):
         withWebhooks ??= withApps.then(async (a) => (await root).withWebhooks(a, opts));
         return withWebhooks;
       }) as CommandContext['services'],
-      host: () =>
-        (host ??= loadsTypeScript().then(() => import('../core/host.ts')).then(async ({ buildHost }) => {
-          const h = await buildHost({ config: { dataDir }, logger: false });
+      host: () => {
+        needsDatabase();
+        return (host ??= loadsTypeScript().then(() => import('../core/host.ts')).then(async ({ buildHost }) => {
+          const h = await buildHost({ config, logger: false });
           tr = h.tr;
           return h;
-        })),
+        }));
+      },
       args, opts: values, lang, json: asJson, dataDir, actor: CLI_ACTOR,
     };
     const result: CommandResult = await cmd!.run(ctx);
@@ -234,7 +252,7 @@ export async function run(argv: string[], env: NodeJS.ProcessEnv = process.env):
     const env_ = envelope(err, lang, tr);
     if (asJson) await write(process.stdout, json(env_));
     else {
-      const details = env_.error.details.map((d) => `  - ${Object.entries(d).map(([k, x]) => `${k}: ${typeof x === 'object' ? JSON.stringify(x) : String(x)}`).join(', ')}`);
+      const details = (isUsageError(err) && err.brief ? [] : env_.error.details).map((d) => `  - ${Object.entries(d).map(([k, x]) => `${k}: ${typeof x === 'object' ? JSON.stringify(x) : String(x)}`).join(', ')}`);
       await write(process.stderr, [`error ${env_.error.code}: ${env_.error.message}`, ...details].join('\n'));
       if (env_.error.code === 'INTERNAL' && err instanceof Error && env.DIWAN_DEBUG) await write(process.stderr, err.stack ?? '');
     }

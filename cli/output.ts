@@ -4,6 +4,7 @@
 import { DiwanError } from '../core/kernel/errors/diwan-error.ts';
 import { errorCodes } from '../core/kernel/errors/codes.ts';
 import type { Lang, Translator } from '../core/kernel/i18n/i18n.ts';
+import { heading, type Header } from './headers.ts';
 
 /**
  * A mistake in how the command was called (unknown option, missing argument): exit code 2.
@@ -12,8 +13,11 @@ import type { Lang, Translator } from '../core/kernel/i18n/i18n.ts';
  */
 export class UsageError extends DiwanError {
   readonly usage = true;
-  constructor(pointer: string, rule: string, message: string, extra: Record<string, unknown> = {}) {
+  /** Whether the text output is the message alone: its details only repeat it (the JSON keeps them). */
+  readonly brief: boolean;
+  constructor(pointer: string, rule: string, message: string, extra: Record<string, unknown> = {}, opts: { brief?: boolean } = {}) {
     super('VALIDATION_ERROR', [{ in: 'argv', pointer, rule, message, ...extra }], { summary: message });
+    this.brief = opts.brief === true;
   }
 }
 
@@ -31,6 +35,9 @@ const strings = {
     'usage.parse': '{{message}}',
     'usage.unknownOption': 'unknown option {{name}}',
     'usage.optionValue': 'option {{name}} needs a value',
+    'data.missingFound': 'no Diwan database in {{dir}}: run the command where the server runs, or name its data folder with --data-dir <dir> (or DIWAN_DATA_DIR)',
+    'data.missingNamed': 'no Diwan database in {{dir}}: name the data folder of the server with --data-dir <dir>, or create one there with diwan migrate --data-dir {{dir}}',
+    'data.created': 'New data folder: {{dir}} (its database created there).',
     'companies.created': 'Company {{name}} created: {{id}} ({{currency}}); apps installed: {{apps}}',
     'companies.none': 'No companies yet. Create one with: diwan companies create --name <name>',
     'keys.created': 'API key {{id}} created for {{company}} ({{role}}). This is the only time the full key is shown:',
@@ -48,6 +55,8 @@ const strings = {
     'apps.planApplied': 'Upgrade applied: {{id}} is now at {{to}}.',
     'apps.planConfirm': 'Nothing changed. Apply it with --yes.',
     'apps.nothing': '(no changes)',
+    'apps.versionOnly': '(no changes beyond the version number)',
+    'apps.nothingToApply': 'Nothing to apply: {{id}} is installed at the available version.',
     'audit.page': 'Page {{page}} of {{pages}} ({{total}} entries)',
     'author.created': 'App {{id}} created in {{dir}}',
     'author.valid': '{{dir}} is a valid app.',
@@ -83,6 +92,9 @@ const strings = {
     'usage.parse': '{{message}}',
     'usage.unknownOption': 'الخيار {{name}} غير معروف',
     'usage.optionValue': 'الخيار {{name}} يحتاج إلى قيمة',
+    'data.missingFound': 'لا توجد قاعدة بيانات ديوان في {{dir}}: شغّل الأمر حيث يعمل الخادم، أو سمِّ مجلد بياناته بالخيار --data-dir <dir> (أو DIWAN_DATA_DIR)',
+    'data.missingNamed': 'لا توجد قاعدة بيانات ديوان في {{dir}}: سمِّ مجلد بيانات الخادم بالخيار --data-dir <dir>، أو أنشئ قاعدة فيه بالأمر diwan migrate --data-dir {{dir}}',
+    'data.created': 'مجلد بيانات جديد: {{dir}} (أُنشئت قاعدة بياناته فيه).',
     'companies.created': 'أُنشئت الشركة {{name}}: {{id}} ({{currency}})؛ التطبيقات المثبتة: {{apps}}',
     'companies.none': 'لا توجد شركات بعد. أنشئ واحدة بالأمر: diwan companies create --name <name>',
     'keys.created': 'أُنشئ المفتاح {{id}} للشركة {{company}} ({{role}}). هذه هي المرة الوحيدة التي يظهر فيها المفتاح كاملًا:',
@@ -100,6 +112,8 @@ const strings = {
     'apps.planApplied': 'طُبّقت الترقية: {{id}} الآن بالإصدار {{to}}.',
     'apps.planConfirm': 'لم يتغير شيء. طبّقها بالخيار --yes.',
     'apps.nothing': '(لا تغييرات)',
+    'apps.versionOnly': '(لا تغييرات سوى رقم الإصدار)',
+    'apps.nothingToApply': 'لا شيء لتطبيقه: {{id}} مثبت بالإصدار المتاح.',
     'audit.page': 'الصفحة {{page}} من {{pages}} ({{total}} قيدًا)',
     'author.created': 'أُنشئ التطبيق {{id}} في {{dir}}',
     'author.valid': '{{dir}} تطبيق صالح.',
@@ -158,13 +172,14 @@ export const json = (value: unknown) => JSON.stringify(value, null, 2);
 /** Display width, counting combining marks (Arabic harakat) as zero. */
 const width = (s: string) => [...s.replace(/[\u0300-\u036f\u064b-\u065f\u0670]/g, '')].length;
 
-/** A plain text table: a header row, a rule, then the rows; long cells are not cut. */
-export function table(rows: Record<string, unknown>[], columns: { key: string; label: string }[]): string {
+/** A plain text table: a header row in `lang`, a rule, then the rows; long cells are not cut. */
+export function table(rows: Record<string, unknown>[], columns: { key: string; label: Header }[], lang: Lang): string {
   const cell = (v: unknown) => (v === null || v === undefined ? '-' : Array.isArray(v) ? v.join(',') || '-' : typeof v === 'object' ? JSON.stringify(v) : String(v));
   const body = rows.map((r) => columns.map((c) => cell(r[c.key])));
-  const widths = columns.map((c, i) => Math.max(width(c.label), ...body.map((b) => width(b[i]))));
+  const labels = columns.map((c) => heading(lang, c.label));
+  const widths = columns.map((c, i) => Math.max(width(labels[i]), ...body.map((b) => width(b[i]))));
   const line = (cells: string[]) => cells.map((c, i) => c + ' '.repeat(widths[i] - width(c))).join('  ').trimEnd();
-  return [line(columns.map((c) => c.label)), line(widths.map((w) => '-'.repeat(w))), ...body.map(line)].join('\n');
+  return [line(labels), line(widths.map((w) => '-'.repeat(w))), ...body.map(line)].join('\n');
 }
 
 /** `key: value` lines for one record. */

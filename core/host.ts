@@ -3,6 +3,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import type { AddressInfo } from 'node:net';
 import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
 import type { HostConfig } from './kernel/config.ts';
 import { createTranslator, pickLanguage } from './kernel/i18n/i18n.ts';
@@ -92,13 +93,15 @@ export async function buildHost(opts: HostOptions = {}): Promise<Host> {
     log: (err, message) => app.log.error({ err }, message),
   });
   mountAppRoutes(runtime, pipeline);
+  const explicitUrl = !!(opts.config?.publicUrl || process.env.DIWAN_PUBLIC_URL?.trim());
   const openapiDocument = openApiCache({ runtime, catalogue, routes: () => pipeline.routes().map((r) => r.doc) });
 
   for (const r of [
     ...systemRoutes({ permissions, openapi: openapiDocument }),
     ...auditRoutes(audit),
     ...apiKeyRoutes(keys),
-    ...peopleRoutes({ people: s.people, sessions, publicUrl: config.publicUrl }),
+    // Links name DIWAN_PUBLIC_URL, else the port the server bound (PORT=0 asks for any free one).
+    ...peopleRoutes({ people: s.people, sessions, publicUrl: () => (explicitUrl || !app.server.listening ? config.publicUrl : `http://localhost:${(app.server.address() as AddressInfo).port}`) }),
     ...appRoutes({ runtime, lifecycle, permissions, tr }),
     ...appSettingsRoutes(runtime),
     ...eventRoutes(catalogue),

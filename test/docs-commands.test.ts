@@ -6,8 +6,9 @@
 // How a reader's copy-paste is reproduced:
 // - Each document is one reader at one terminal: one bash (`set -euo pipefail`) per document, in
 //   a temporary folder of its own, so `cd` and variables carry from command to command and from
-//   block to block. `npx diwan` resolves to this repository's CLI (package.json `bin`) through
-//   the folder's node_modules/.bin, as it does in a checkout; npm is kept offline.
+//   block to block. `diwan` resolves to this repository's CLI (package.json `bin`) through the
+//   folder's node_modules/.bin, put first on the shell's PATH as `npm link` puts it there, and
+//   `npx diwan` finds it in that folder as it does in a checkout; npm is kept offline.
 // - Each document gets its own host (server + DATA_DIR). README.md starts from nothing; a
 //   document under docs/ is read by someone who already followed the README, so the test first
 //   runs the README's own `companies create` and `keys create` for it (the PRELUDE below).
@@ -44,8 +45,8 @@ const FILE_MS = 5 * 60_000;
 const startedAt = Date.now();
 const SETUP_LINES = new Set(['npm install && npm start', 'npm install && npm test']);
 const PRELUDE = [
-  `npx diwan companies create --name "Acme" --currency SAR --json`,
-  `npx diwan keys create --company co_… --role Admin --scopes '*' --name ci --json`,
+  `diwan companies create --name "Acme" --currency SAR --json`,
+  `diwan keys create --company co_… --role Admin --scopes '*' --name ci --json`,
 ];
 
 interface Command {
@@ -336,6 +337,8 @@ describe('the commands of README.md and docs/*.md, run as written', () => {
       addresses.push(['~/diwan', REPO]);
 
       const env = cleanEnv({
+        // `diwan` on the PATH, as after the README's `npm link`.
+        PATH: `${path.join(work, 'node_modules', '.bin')}${path.delimiter}${process.env.PATH ?? ''}`,
         DATA_DIR: dataDir,
         PORT: String(port),
         DIWAN_URL: `http://127.0.0.1:${port}`,

@@ -15,10 +15,21 @@ describe('loadConfig', () => {
   it('gives the documented defaults for an empty environment', () => {
     const c = loadConfig({});
     expect(c).toMatchObject({
-      port: 3000, host: '0.0.0.0', bodyLimit: 1_048_576, rateLimitPerMinute: 6000, jsonMaxDepth: 32,
+      port: 3000, host: '127.0.0.1', bodyLimit: 1_048_576, rateLimitPerMinute: 6000, jsonMaxDepth: 32,
       headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, authFailLimit: 30, authFailWindowSeconds: 60, authFailMaxTracked: 50_000,
     });
     expect(c.webhooks).toEqual({ ladder: [60, 300, 1800, 7200, 43200], timeoutMs: 10_000, allowLoopback: false, allowPrivate: false, maxInFlightPerEndpoint: 4, rotationGraceSeconds: 86_400, leaseMs: 30_000 });
+  });
+
+  it('listens on loopback unless HOST says otherwise (issue 29: a laptop does not serve its network)', () => {
+    expect(loadConfig({}).host).toBe('127.0.0.1');
+    expect(loadConfig({ HOST: '0.0.0.0' }).host).toBe('0.0.0.0');
+  });
+
+  it('reads the data folder from DIWAN_DATA_DIR, else DATA_DIR (its older name), else ./data', () => {
+    expect(loadConfig({}).dataDir).toBe(path.resolve('data'));
+    expect(loadConfig({ DATA_DIR: '/srv/old' }).dataDir).toBe('/srv/old');
+    expect(loadConfig({ DIWAN_DATA_DIR: '/srv/new', DATA_DIR: '/srv/old' }).dataDir).toBe('/srv/new');
   });
 
   it('reads good values, booleans in their usual spellings', () => {

@@ -150,6 +150,28 @@ describe('people and sessions', () => {
     expect((await as(owner).get('/api/v1/company')).statusCode).toBe(401);
   });
 
+  it('the console asks who is signed in without a 401 before anyone is (issue 29): null, the session, or null with the cookie cleared', async () => {
+    const nobody = await host.app.inject({ method: 'GET', url: '/api/v1/session/current' });
+    expect(nobody.statusCode).toBe(200);
+    expect(nobody.json()).toEqual({ data: null });
+    expect(nobody.headers['set-cookie']).toBeUndefined();
+    expect(nobody.headers['cache-control']).toBe('no-store');
+
+    const res = await host.app.inject({ method: 'POST', url: '/api/v1/session', payload: { email: 'noura@example.com', password: `${PASSWORD}!` } });
+    const s = { cookie: cookieFrom(res) };
+    const signedIn = await as(s).get('/api/v1/session/current');
+    expect(signedIn.statusCode).toBe(200);
+    expect(signedIn.json().data).toMatchObject({ person: { email: 'noura@example.com' }, csrfToken: res.json().data.csrfToken });
+
+    // A session that ended: null, and the stale cookie cleared (the old route still answers 401).
+    await as(s).send('DELETE', '/api/v1/session', undefined, res.json().data.csrfToken);
+    const ended = await as(s).get('/api/v1/session/current');
+    expect(ended.statusCode).toBe(200);
+    expect(ended.json()).toEqual({ data: null });
+    expect(String(ended.headers['set-cookie'])).toContain('Max-Age=0');
+    expect((await as(s).get('/api/v1/session')).statusCode).toBe(401);
+  });
+
   it('a session idles out', async () => {
     const res = await host.app.inject({ method: 'POST', url: '/api/v1/session', payload: { email: 'noura@example.com', password: `${PASSWORD}!` } });
     const s = { cookie: cookieFrom(res) };

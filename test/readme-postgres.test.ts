@@ -51,11 +51,11 @@ describe('README: Running on PostgreSQL', () => {
 
     const root = fs.mkdtempSync(path.join(os.tmpdir(), 'diwan-readme-pg-'));
     cleanups.push(() => fs.rmSync(root, { recursive: true, force: true }));
-    // `npx diwan` resolves to this checkout's CLI, as it does in the checkout.
+    // `diwan` resolves to this checkout's CLI, first on the PATH as after the README's `npm link`.
     fs.mkdirSync(path.join(root, 'node_modules', '.bin'), { recursive: true });
     fs.symlinkSync(path.join(REPO_ROOT, 'cli', 'bin.js'), path.join(root, 'node_modules', '.bin', 'diwan'));
     const env = {
-      PATH: process.env.PATH ?? '',
+      PATH: `${path.join(root, 'node_modules', '.bin')}${path.delimiter}${process.env.PATH ?? ''}`,
       HOME: root,
       DATA_DIR: path.join(root, 'data'),
       DIWAN_KEY_FILE: path.join(root, 'secret-keys.json'),

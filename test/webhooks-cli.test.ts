@@ -65,6 +65,12 @@ describe('diwan webhooks', () => {
     expect(log.data).toHaveLength(1);
     expect(log.data[0].attemptCount).toBe(1);
 
+    // Failed once, pending its retry: `--state failed` lists it, and its STATE column says why (issue 29).
+    const failed = await run('log', { endpointId: ep.id }, { state: 'failed', json: false });
+    expect(failed.text).toMatch(new RegExp(`^${log.data[0].id}\\s+invoice\\.sent\\s+retrying\\s`, 'm'));
+    expect(failed.text).not.toContain('pending');
+    expect(((await run('log', { endpointId: ep.id }, { state: 'failed' })).data as { data: { state: string }[] }).data[0].state, 'the JSON keeps the stored state').toBe('pending');
+
     const one = await run('log', { endpointId: ep.id }, { delivery: log.data[0].id });
     const d = one.data as { id: string; topic: string; attempts: { attempt: number; at: string; durationMs: number; status: number | null; failure: string | null; responseExcerpt: string; responseBytes: number }[] };
     expect(d).toMatchObject({ id: log.data[0].id, endpointId: ep.id, topic: 'invoice.sent', attemptCount: 1 });
@@ -73,6 +79,7 @@ describe('diwan webhooks', () => {
     ]);
     expect(d.attempts[0].durationMs).toBeGreaterThanOrEqual(0);
     expect(one.text).toContain('ATTEMPT');
+    expect(one.text).toMatch(/^state\s+retrying$/m);
     expect(one.text).toContain('connection_refused');
 
     await expect(run('log', { endpointId: ep.id }, { delivery: 'dlv_nope' })).rejects.toMatchObject({ code: 'NOT_FOUND' });

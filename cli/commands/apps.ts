@@ -13,11 +13,22 @@ const APP_ID = /^[a-z][a-z0-9-]{1,39}$/;
 /** An argument is a path when it exists on disk or cannot be an app id. */
 const isPath = (arg: string) => fs.existsSync(arg) || !APP_ID.test(arg);
 
+const PLAN_PARTS = ['permissions', 'routes', 'documentTypes', 'fields', 'topics'] as const;
+
+/** Whether the plan changes anything: a part, a migration, or the version alone. */
+export function planChangesAnything(plan: UpgradePlan): boolean {
+  if (plan.from !== plan.to || plan.migrations.length) return true;
+  return PLAN_PARTS.some((key) => {
+    const d: { added: string[]; removed: string[]; changed?: unknown[] } = plan[key];
+    return d.added.length > 0 || d.removed.length > 0 || (d.changed?.length ?? 0) > 0;
+  });
+}
+
 /** The plan for people: `+` added, `-` removed, `~` changed (a field's declaration, a permission's lowest role). */
 export function planText(ctx: Pick<CommandContext, 'lang'>, plan: UpgradePlan): string {
   const lines = [say(ctx.lang, 'apps.plan', { id: plan.appId, from: plan.from, to: plan.to })];
   let any = false;
-  for (const key of ['permissions', 'routes', 'documentTypes', 'fields', 'topics'] as const) {
+  for (const key of PLAN_PARTS) {
     const d: { added: string[]; removed: string[]; changed?: (string | { permission: string; from: string; to: string })[] } = plan[key];
     const changed = (d.changed ?? []).map((c) => (typeof c === 'string' ? c : `${c.permission}: ${c.from} → ${c.to}`));
     if (!d.added.length && !d.removed.length && !changed.length) continue;
@@ -28,7 +39,7 @@ export function planText(ctx: Pick<CommandContext, 'lang'>, plan: UpgradePlan): 
     any = true;
     lines.push('  migrations:', ...plan.migrations.map((m) => `    > ${m}`));
   }
-  if (!any) lines.push(`  ${say(ctx.lang, 'apps.nothing')}`);
+  if (!any) lines.push(`  ${say(ctx.lang, plan.from === plan.to ? 'apps.nothing' : 'apps.versionOnly')}`);
   return lines.join('\n');
 }
 
@@ -72,7 +83,7 @@ export const apps: CommandGroup = {
         }));
         return { data, text: table(data.map((d) => ({ ...d, dependencies: Object.entries(d.dependencies).map(([k, v]) => `${k}@${v}`) })), [
           { key: 'id', label: 'ID' }, { key: 'version', label: 'VERSION' }, { key: 'origin', label: 'ORIGIN' }, { key: 'name', label: 'NAME' }, { key: 'dependencies', label: 'NEEDS' },
-        ]) };
+        ], lang) };
       },
     },
     {
@@ -102,7 +113,7 @@ export const apps: CommandGroup = {
         return { data, text: table(data, [
           { key: 'id', label: 'ID' }, { key: 'state', label: 'STATE' }, { key: 'installedVersion', label: 'INSTALLED' }, { key: 'version', label: 'AVAILABLE' },
           { key: 'upgradeAvailable', label: 'UPGRADE' }, { key: 'name', label: 'NAME' },
-        ]) };
+        ], lang) };
       },
     },
     {
@@ -162,6 +173,8 @@ export const apps: CommandGroup = {
         const company = await companyOf(ctx, svc);
         const id = String(ctx.args.id);
         const plan = await svc.lifecycle.upgradePlan(company.id, id);
+        // Already at the available version, nothing to migrate: no plan to offer or apply.
+        if (!planChangesAnything(plan)) return { data: { plan, applied: false }, text: say(ctx.lang, 'apps.nothingToApply', { id }) };
         if (!ctx.opts.yes) return { data: { plan, applied: false }, text: `${planText(ctx, plan)}\n${say(ctx.lang, 'apps.planConfirm')}` };
         const r = await svc.lifecycle.upgrade(company.id, id, ctx.actor, { expectTo: plan.to, lang: ctx.lang });
         return { data: { ...r, applied: true }, text: `${planText(ctx, r.plan)}\n${say(ctx.lang, 'apps.planApplied', { id, to: r.plan.to })}\n${record(r.app as never)}` };

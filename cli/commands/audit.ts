@@ -27,7 +27,7 @@ export const audit: CommandGroup = {
           text: `${table(rows, [
             { key: 'at', label: 'AT' }, { key: 'actor', label: 'ACTOR' }, { key: 'appId', label: 'APP' }, { key: 'resource', label: 'RESOURCE' },
             { key: 'action', label: 'ACTION' }, { key: 'resourceId', label: 'RECORD' },
-          ])}\n${say(ctx.lang, 'audit.page', { page, pages, total })}`,
+          ], ctx.lang)}\n${say(ctx.lang, 'audit.page', { page, pages, total })}`,
         };
       },
     },

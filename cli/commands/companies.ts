@@ -47,7 +47,7 @@ export const companies: CommandGroup = {
                 { key: 'currency', label: 'CURRENCY' },
                 { key: 'apps', label: 'APPS' },
                 { key: 'createdAt', label: 'CREATED' },
-              ])
+              ], lang)
             : say(lang, 'companies.none'),
         };
       },

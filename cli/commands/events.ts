@@ -1,7 +1,15 @@
 // `diwan events catalogue` and `diwan events trigger`: the event catalogue, and test events
 // that let webhook consumers exercise their endpoints. Both need the apps: they load them.
+import type { Lang } from '../../core/kernel/i18n/i18n.ts';
 import { table } from '../output.ts';
 import { companyOf, companyOption, type CommandGroup } from './command.ts';
+
+const words: Record<Lang, { totals: string; queued: string }> = {
+  en: { totals: '{{families}} families, {{topics}} events', queued: 'test event {{id}} ({{topic}}) queued for {{company}}' },
+  ar: { totals: '{{families}} عائلة، {{topics}} حدثًا', queued: 'أُدرج حدث الاختبار {{id}} ({{topic}}) للشركة {{company}}' },
+};
+const say = (lang: Lang, key: keyof (typeof words)['en'], params: Record<string, unknown>) =>
+  words[lang][key].replace(/\{\{(\w+)\}\}/g, (_, k: string) => String(params[k] ?? ''));
 
 export const events: CommandGroup = {
   name: 'events',
@@ -31,9 +39,9 @@ export const events: CommandGroup = {
           ? data.families.flatMap((f) => f.topics.map((t) => ({ topic: t.topic, owner: t.owner, description: t.description })))
           : data.families.map((f) => ({ family: f.family, prefix: `${f.prefix}.*`, owner: f.owner, count: f.count, installed: companyId ? (f.installed ? 'yes' : 'no') : '' }));
         const columns = detailed
-          ? [{ key: 'topic', label: 'TOPIC' }, { key: 'owner', label: 'APP' }, { key: 'description', label: 'DESCRIPTION' }]
-          : [{ key: 'family', label: 'FAMILY' }, { key: 'prefix', label: 'PATTERN' }, { key: 'owner', label: 'APP' }, { key: 'count', label: 'EVENTS' }, { key: 'installed', label: 'INSTALLED' }];
-        return { data, text: `${table(rows, columns)}\n${data.totals.families} families, ${data.totals.topics} events` };
+          ? ([{ key: 'topic', label: 'TOPIC' }, { key: 'owner', label: 'APP' }, { key: 'description', label: 'DESCRIPTION' }] as const)
+          : ([{ key: 'family', label: 'FAMILY' }, { key: 'prefix', label: 'PATTERN' }, { key: 'owner', label: 'APP' }, { key: 'count', label: 'EVENTS' }, { key: 'installed', label: 'INSTALLED' }] as const);
+        return { data, text: `${table(rows, [...columns], ctx.lang)}\n${say(ctx.lang, 'totals', data.totals)}` };
       },
     },
     {
@@ -46,7 +54,7 @@ export const events: CommandGroup = {
         const company = await companyOf(ctx, svc);
         const ev = await svc.catalogue.trigger(company.id, String(ctx.args.topic), ctx.actor);
         const data = { id: ev.id, topic: ev.topic, test: true, companyId: company.id, createdAt: ev.createdAt, data: ev.data };
-        return { data, text: `test event ${ev.id} (${ev.topic}) queued for ${company.id}` };
+        return { data, text: say(ctx.lang, 'queued', { id: ev.id, topic: ev.topic, company: company.id }) };
       },
     },
   ],

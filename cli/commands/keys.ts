@@ -54,7 +54,7 @@ export const keys: CommandGroup = {
                 { key: 'expiresAt', label: 'EXPIRES' },
                 { key: 'revokedAt', label: 'REVOKED' },
                 { key: 'lastUsedAt', label: 'LAST USED' },
-              ])
+              ], ctx.lang)
             : say(ctx.lang, 'keys.none'),
         };
       },

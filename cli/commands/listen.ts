@@ -16,6 +16,7 @@ import type { ErrorCode } from '../../core/kernel/errors/codes.ts';
 import { newId } from '../../core/kernel/ids.ts';
 import { SIGNATURE_HEADER, generateSecret, signHeader, unixSeconds } from '../../core/webhooks/signature.ts';
 import { UsageError, write } from '../output.ts';
+import { recordedPublicUrl } from '../public-url.ts';
 import type { Command, CommandContext, CommandGroup } from './command.ts';
 
 const TEXT = {
@@ -103,7 +104,7 @@ const listenCommand: Command & { host?: boolean } = {
     'forward-to': { type: 'string', value: 'url', required: true, description: 'The local URL that receives the events, e.g. http://localhost:4000/hooks' },
     company: { type: 'string', value: 'id', required: true, description: 'The company (co_…) whose events to forward' },
     key: { type: 'string', value: 'dwk_…', description: 'An API key of the company with webhooks:read (default: env DIWAN_KEY, which keeps it out of the process list)' },
-    url: { type: 'string', value: 'url', description: 'Where Diwan runs (default: env DIWAN_URL or http://localhost:3000)' },
+    url: { type: 'string', value: 'url', description: 'Where Diwan runs (default: env DIWAN_URL, else the server running on the data folder, else http://localhost:3000)' },
     topics: { type: 'string', value: "'invoice.*,crm.lead.created'", description: 'Topic patterns, comma-separated (default *: every topic but audit.* and webhook.*)' },
   },
   examples: [
@@ -120,7 +121,7 @@ async function runListen(ctx: CommandContext): Promise<{ data: null; text: strin
   const say = (k: Key, p: Record<string, string> = {}) => t[k].replace(/\{(\w+)\}/g, (_, name: string) => p[name] ?? '');
   const key = (ctx.opts.key as string | undefined) ?? process.env.DIWAN_KEY;
   if (!key) throw new UsageError('--key', 'required', say('keyRequired'));
-  const base = httpUrl((ctx.opts.url as string | undefined) ?? process.env.DIWAN_URL ?? 'http://localhost:3000', 'url', say);
+  const base = httpUrl((ctx.opts.url as string | undefined) ?? process.env.DIWAN_URL ?? recordedPublicUrl(ctx.dataDir) ?? 'http://localhost:3000', 'url', say);
   const forwardTo = httpUrl(String(ctx.opts['forward-to']), 'forward-to', say).toString();
   const company = String(ctx.opts.company);
   const topics = (ctx.opts.topics as string | undefined)?.trim() || '*';

@@ -15,7 +15,8 @@ export const permissions: CommandGroup = {
         const svc = await ctx.services({ apps: true });
         const data = svc.permissions.matrix().map((m) => ({ ...m, lowestRole: svc.permissions.get(m.permission)?.role, description: svc.permissions.get(m.permission)?.description?.[lang] ?? null }));
         const rows = data.map((m) => ({ permission: m.permission, owner: m.owner, ...Object.fromEntries(ROLES.map((r) => [r, m.roles[r] ? '✓' : '·'])) }));
-        return { data, text: table(rows, [{ key: 'permission', label: 'PERMISSION' }, { key: 'owner', label: 'OWNER' }, ...ROLES.map((r) => ({ key: r, label: r }))]) };
+        // The owning app is headed APP: "OWNER" beside the Owner role read as that role.
+        return { data, text: table(rows, [{ key: 'permission', label: 'PERMISSION' }, { key: 'owner', label: 'APP' }, ...ROLES.map((r) => ({ key: r, label: r }))], lang) };
       },
     },
   ],

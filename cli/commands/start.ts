@@ -1,11 +1,16 @@
 // `diwan start`, `diwan serve`, `diwan worker`: the server, as `npm start` runs it (core/main.ts:
-// PORT, DATA_DIR, DIWAN_DATABASE_URL, logs on stdout), with the process roles of
+// PORT, HOST, DIWAN_DATA_DIR, DIWAN_DATABASE_URL, logs on stdout), with the process roles of
 // core/kernel/config.ts: `start` both (or DIWAN_ROLES), `serve` the API only, `worker` fan-out,
 // delivery and the scheduler only (it still answers /healthz, /readyz and /metrics on its port).
 // Any number of each run against one database. With `--json` the CLI prints one JSON document
-// once listening — where, with which data and roles — and nothing else on stdout.
+// once listening — where, with which data and roles — and nothing else on stdout. These
+// commands create the data folder and its database when missing, and say so; an API process
+// records where it listens in the folder (core/kernel/server-record.ts) for the CLI's links.
 import path from 'node:path';
-import { say, type CliString } from '../output.ts';
+import { DEFAULT_HOST } from '../../core/kernel/config.ts';
+import { listenUrl, localUrl, removeServerRecord, writeServerRecord } from '../../core/kernel/server-record.ts';
+import { hasDatabase } from '../data-dir.ts';
+import { say, write, type CliString } from '../output.ts';
 import { intOption, type CommandGroup } from './command.ts';
 import { loadsTypeScript } from '../typescript.ts';
 
@@ -28,16 +33,19 @@ function serverCommand(kind: ServerKind): CommandGroup {
         summary: kind.summary,
         options: {
           port: { type: 'string', value: 'n', description: 'Port to listen on (default env PORT or 3000; 0 picks a free one)' },
-          host: { type: 'string', value: 'address', description: 'Address to bind (default env HOST or 0.0.0.0)' },
+          host: { type: 'string', value: 'address', description: `Address to bind (default env HOST or ${DEFAULT_HOST}, loopback only; 0.0.0.0 for every interface, as in a container)` },
         },
         examples: kind.examples,
         async run(ctx) {
           const port = ctx.opts.port === '0' ? 0 : ctx.opts.port === undefined ? undefined : intOption(ctx, 'port', 3000);
-          process.env.DATA_DIR = ctx.dataDir;
+          // Both names: the host reads DIWAN_DATA_DIR first, which may hold another folder than --data-dir.
+          process.env.DIWAN_DATA_DIR = process.env.DATA_DIR = ctx.dataDir;
+          const created = !hasDatabase(ctx.dataDir, process.env);
           if (port !== undefined) process.env.PORT = String(port);
           if (ctx.opts.host) process.env.HOST = String(ctx.opts.host);
           if (kind.roles) process.env.DIWAN_ROLES = kind.roles;
           if (!ctx.json) {
+            if (created) await write(process.stdout, say(ctx.lang, 'data.created', { dir: ctx.dataDir }));
             await loadsTypeScript();
             await import('../../core/main.ts');
             return { data: null, text: '', keepAlive: true };
@@ -47,9 +55,11 @@ function serverCommand(kind: ServerKind): CommandGroup {
           await host.app.listen({ port: host.config.port, host: host.config.host });
           const addr = host.app.server.address();
           const actual = typeof addr === 'object' && addr ? addr.port : host.config.port;
-          const local = ['0.0.0.0', '::'].includes(host.config.host) ? 'localhost' : host.config.host;
+          const url = listenUrl(host.config.host, actual);
+          const recorded = host.config.roles.api && writeServerRecord(host.config.dataDir, process.env.DIWAN_PUBLIC_URL?.trim() ? host.config.publicUrl : localUrl(host.config.host, actual));
           for (const signal of ['SIGINT', 'SIGTERM'] as const) {
             process.once(signal, async () => {
+              if (recorded) removeServerRecord(host.config.dataDir);
               await host.close();
               process.exit(0);
             });
@@ -58,7 +68,7 @@ function serverCommand(kind: ServerKind): CommandGroup {
           const roles = (['api', 'worker'] as const).filter((r) => host.config.roles[r]);
           // As `diwan migrate` names it: the URL without its password, or the SQLite file.
           const database = host.config.databaseUrl ? redactUrl(host.config.databaseUrl) : path.join(host.config.dataDir, 'diwan.db');
-          const data = { url: `http://${local}:${actual}`, port: actual, host: host.config.host, dataDir: host.config.dataDir, database, roles, pid: process.pid };
+          const data = { url, port: actual, host: host.config.host, dataDir: host.config.dataDir, createdDataDir: created, database, roles, pid: process.pid };
           return { data, text: say(ctx.lang, kind.listening, data), keepAlive: true };
         },
       },
@@ -68,7 +78,7 @@ function serverCommand(kind: ServerKind): CommandGroup {
 
 export const start = serverCommand({
   name: 'start',
-  summary: 'Run the server: the API and the worker in one process (PORT, DATA_DIR; stop with Ctrl-C)',
+  summary: 'Run the server: the API and the worker in one process (PORT, HOST, DIWAN_DATA_DIR; stop with Ctrl-C); creates the data folder when missing',
   listening: 'start.listening',
   examples: ['diwan start', 'PORT=8080 diwan start'],
 });

@@ -5,10 +5,50 @@
 // whose catalogue checks an endpoint's topics).
 import { DiwanError } from '../../core/kernel/errors/diwan-error.ts';
 import { DELIVERY_FILTERS, type Attempt, type Delivery, type DeliveryFilter } from '../../core/webhooks/deliveries.ts';
+import type { Lang } from '../../core/kernel/i18n/i18n.ts';
 import { record, table } from '../output.ts';
 import { companyOf, companyOption, pageOf, pageOptions, scopeOf, type CommandContext, type CommandGroup } from './command.ts';
 
 const endpointArg = { name: 'endpointId', required: true, description: 'The endpoint id (whe_…)' };
+
+const words: Record<Lang, Record<'added' | 'none' | 'removed' | 'enabled' | 'disabled' | 'graceUntil' | 'graceNone' | 'rotated' | 'noDeliveries' | 'everyAttempt' | 'noAttempts' | 'retried' | 'healthy' | 'failingSince' | 'disabledWhy', string>> = {
+  en: {
+    added: 'Webhook endpoint {{id}} registered for {{company}}. This is the only time its signing secret is shown:',
+    none: 'No webhook endpoints in this company.',
+    removed: 'Webhook endpoint {{id}} removed.',
+    enabled: 'Webhook endpoint {{id}} is enabled.',
+    disabled: 'Webhook endpoint {{id}} is disabled.',
+    graceUntil: 'The previous secret keeps signing until {{at}}.',
+    graceNone: 'The previous secret no longer signs.',
+    rotated: 'New signing secret of {{id}} (shown this once):',
+    noDeliveries: 'No deliveries.',
+    everyAttempt: 'Every attempt of one: diwan webhooks log {{id}} --company {{company}} --delivery <id>',
+    noAttempts: 'No attempts yet.',
+    retried: 'Delivery {{id}} scheduled for a new attempt now; the running server sends it.',
+    healthy: 'healthy',
+    failingSince: 'failing since {{at}}',
+    disabledWhy: 'disabled ({{reason}})',
+  },
+  ar: {
+    added: 'سُجّلت نقطة الويب هوك {{id}} للشركة {{company}}. هذه هي المرة الوحيدة التي يظهر فيها سر التوقيع:',
+    none: 'لا توجد نقاط ويب هوك في هذه الشركة.',
+    removed: 'حُذفت نقطة الويب هوك {{id}}.',
+    enabled: 'نقطة الويب هوك {{id}} مفعّلة.',
+    disabled: 'نقطة الويب هوك {{id}} معطّلة.',
+    graceUntil: 'يظل السر السابق يوقّع حتى {{at}}.',
+    graceNone: 'لم يعد السر السابق يوقّع.',
+    rotated: 'سر توقيع جديد للنقطة {{id}} (يظهر مرة واحدة):',
+    noDeliveries: 'لا توجد تسليمات.',
+    everyAttempt: 'كل محاولات تسليم واحد: diwan webhooks log {{id}} --company {{company}} --delivery <id>',
+    noAttempts: 'لا محاولات بعد.',
+    retried: 'جُدول التسليم {{id}} لمحاولة جديدة الآن؛ يرسله الخادم العامل.',
+    healthy: 'سليمة',
+    failingSince: 'تخفق منذ {{at}}',
+    disabledWhy: 'معطّلة ({{reason}})',
+  },
+};
+const say = (lang: Lang, key: keyof (typeof words)['en'], params: Record<string, unknown> = {}) =>
+  words[lang][key].replace(/\{\{(\w+)\}\}/g, (_, k: string) => String(params[k] ?? ''));
 
 /** A response excerpt on one line, cut for a table cell (the JSON keeps it whole). */
 function excerpt(a: Attempt, max = 60): string {
@@ -17,10 +57,17 @@ function excerpt(a: Attempt, max = 60): string {
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 }
 
+/**
+ * A delivery's state as the log's filters name it: a pending delivery whose last attempt failed
+ * is `retrying`, which `--state failed` (retrying or dead) lists, so the column agrees with the
+ * filter. The JSON keeps the stored state.
+ */
+export const shownState = (d: Pick<Delivery, 'state' | 'attemptCount'>): string => (d.state === 'pending' && d.attemptCount > 0 ? 'retrying' : d.state);
+
 /** One delivery and every attempt of it, for people. */
-function attemptsText(d: Delivery & { attempts: Attempt[] }): string {
-  const head = record(d as never, ['id', 'endpointId', 'eventId', 'topic', 'state', 'attemptCount', 'lastStatus', 'lastFailure', 'nextAttemptAt', 'createdAt', 'deliveredAt']);
-  if (!d.attempts.length) return `${head}\n\nNo attempts yet.`;
+function attemptsText(d: Delivery & { attempts: Attempt[] }, lang: Lang): string {
+  const head = record({ ...d, state: shownState(d) } as never, ['id', 'endpointId', 'eventId', 'topic', 'state', 'attemptCount', 'lastStatus', 'lastFailure', 'nextAttemptAt', 'createdAt', 'deliveredAt']);
+  if (!d.attempts.length) return `${head}\n\n${say(lang, 'noAttempts')}`;
   const rows = d.attempts.map((a) => ({ ...a, durationMs: `${a.durationMs} ms`, response: excerpt(a) }));
   return `${head}\n\n${table(rows, [
     { key: 'attempt', label: 'ATTEMPT' },
@@ -30,7 +77,7 @@ function attemptsText(d: Delivery & { attempts: Attempt[] }): string {
     { key: 'failure', label: 'FAILURE' },
     { key: 'detail', label: 'DETAIL' },
     { key: 'response', label: 'RESPONSE' },
-  ])}`;
+  ], lang)}`;
 }
 
 export const webhooks: CommandGroup = {
@@ -57,7 +104,7 @@ export const webhooks: CommandGroup = {
         });
         const { secret, warnings, ...rest } = data;
         const notes = warnings.map((w) => `\nwarning (${w.pointer}): ${w.message}`).join('');
-        return { data, text: `Webhook endpoint ${data.id} registered for ${company.id}. This is the only time its signing secret is shown:\n\n  ${secret}\n\n${record({ ...rest, topics: rest.topics.join(', ') } as never)}${notes}` };
+        return { data, text: `${say(ctx.lang, 'added', { id: data.id, company: company.id })}\n\n  ${secret}\n\n${record({ ...rest, topics: rest.topics.join(', ') } as never)}${notes}` };
       },
     },
     {
@@ -70,7 +117,11 @@ export const webhooks: CommandGroup = {
         const { data, total } = await services.webhooks.endpoints.list((await companyOf(ctx, services)).id, q, ctx.lang);
         // Health at a glance: healthy, failing since when, or disabled and why.
         const health = (e: (typeof data)[number]) =>
-          !e.enabled ? `disabled (${e.disabledReason ?? 'manual'})` : e.failingSince ? `failing since ${e.failingSince}` : 'healthy';
+          !e.enabled
+            ? say(ctx.lang, 'disabledWhy', { reason: e.disabledReason ?? 'manual' })
+            : e.failingSince
+              ? say(ctx.lang, 'failingSince', { at: e.failingSince })
+              : say(ctx.lang, 'healthy');
         const rows = data.map((e) => ({ ...e, topics: e.topics.join(','), health: health(e) }));
         return {
           data: { data, total, page: q.page, pageSize: q.pageSize },
@@ -82,8 +133,8 @@ export const webhooks: CommandGroup = {
                 { key: 'health', label: 'HEALTH' },
                 { key: 'description', label: 'DESCRIPTION' },
                 { key: 'createdAt', label: 'CREATED' },
-              ])
-            : 'No webhook endpoints in this company.',
+              ], ctx.lang)
+            : say(ctx.lang, 'none'),
         };
       },
     },
@@ -96,7 +147,7 @@ export const webhooks: CommandGroup = {
         const services = await ctx.services({ webhooks: true });
         const company = await companyOf(ctx, services);
         const data = await services.webhooks.endpoints.remove(scopeOf(ctx, company.id), String(ctx.args.endpointId));
-        return { data, text: `Webhook endpoint ${data.id} removed.` };
+        return { data, text: say(ctx.lang, 'removed', { id: data.id }) };
       },
     },
     ...(['enable', 'disable'] as const).map((step) => ({
@@ -113,7 +164,7 @@ export const webhooks: CommandGroup = {
         const id = String(ctx.args.endpointId);
         const endpoints = services.webhooks.endpoints;
         const data = step === 'enable' ? await endpoints.enable(scopeOf(ctx, company.id), id) : (({ warnings: _, ...ep }) => ep)(await endpoints.update(scopeOf(ctx, company.id), id, { enabled: false }));
-        return { data, text: `Webhook endpoint ${data.id} is ${data.enabled ? 'enabled' : 'disabled'}.` };
+        return { data, text: say(ctx.lang, data.enabled ? 'enabled' : 'disabled', { id: data.id }) };
       },
     })),
     {
@@ -125,8 +176,12 @@ export const webhooks: CommandGroup = {
         const svc = await ctx.services({ webhooks: true });
         const company = await companyOf(ctx, svc);
         const data = await svc.webhooks.endpoints.rotate(scopeOf(ctx, company.id), String(ctx.args.endpointId));
-        const grace = data.previousSecretValidUntil ? `The previous secret keeps signing until ${data.previousSecretValidUntil}.` : 'The previous secret no longer signs.';
-        return { data, text: `New signing secret of ${data.id} (shown this once):\n\n  ${data.secret}\n\n${grace}` };
+        const grace = data.previousSecretValidUntil ? say(ctx.lang, 'graceUntil', { at: data.previousSecretValidUntil }) : say(ctx.lang, 'graceNone');
+        return { data, text: `${say(ctx.lang, 'rotated', { id: data.id })}
+
+  ${data.secret}
+
+${grace}` };
       },
     },
     {
@@ -135,7 +190,12 @@ export const webhooks: CommandGroup = {
       args: [endpointArg],
       options: {
         company: companyOption,
-        state: { type: 'string', value: 'state', choices: DELIVERY_FILTERS, description: `Only deliveries in this state: ${DELIVERY_FILTERS.join(', ')}` },
+        state: {
+          type: 'string',
+          value: 'state',
+          choices: DELIVERY_FILTERS,
+          description: `Only deliveries in this state: ${DELIVERY_FILTERS.join(', ')} (retrying: pending after a failed attempt, shown as retrying; failed: retrying or dead)`,
+        },
         delivery: { type: 'string', value: 'id', description: 'One delivery (dlv_…): every attempt with its status, duration, failure and response excerpt' },
         ...pageOptions('Deliveries', 100),
       },
@@ -146,14 +206,14 @@ export const webhooks: CommandGroup = {
         const ep = await services.webhooks.endpoints.get(company.id, String(ctx.args.endpointId), ctx.lang);
         if (typeof ctx.opts.delivery === 'string') {
           const d = await services.webhooks.deliveries.get(ep.id, ctx.opts.delivery);
-          return { data: d, text: attemptsText(d) };
+          return { data: d, text: attemptsText(d, ctx.lang) };
         }
         const q = { ...pageOf(ctx, 100), state: ctx.opts.state as DeliveryFilter | undefined };
         const { data, total } = await services.webhooks.deliveries.list(ep.id, q);
         return {
           data: { data, total, page: q.page, pageSize: q.pageSize },
           text: data.length
-            ? `${table(data as never, [
+            ? `${table(data.map((d) => ({ ...d, state: shownState(d) })), [
                 { key: 'id', label: 'DELIVERY' },
                 { key: 'topic', label: 'TOPIC' },
                 { key: 'state', label: 'STATE' },
@@ -162,8 +222,8 @@ export const webhooks: CommandGroup = {
                 { key: 'lastFailure', label: 'FAILURE' },
                 { key: 'nextAttemptAt', label: 'NEXT' },
                 { key: 'createdAt', label: 'CREATED' },
-              ])}\nEvery attempt of one: diwan webhooks log ${ep.id} --company ${company.id} --delivery <id>`
-            : 'No deliveries.',
+              ], ctx.lang)}\n${say(ctx.lang, 'everyAttempt', { id: ep.id, company: company.id })}`
+            : say(ctx.lang, 'noDeliveries'),
         };
       },
     },
@@ -180,7 +240,7 @@ export const webhooks: CommandGroup = {
         const endpointId = await services.storage.deliveries.endpointOf(company.id, deliveryId);
         if (!endpointId) throw new DiwanError('NOT_FOUND', [{ resource: 'webhook-deliveries', id: deliveryId }]);
         const data = await services.webhooks.deliveries.retry(scopeOf(ctx, company.id), endpointId, deliveryId);
-        return { data, text: `Delivery ${data.id} scheduled for a new attempt now; the running server sends it.` };
+        return { data, text: say(ctx.lang, 'retried', { id: data.id }) };
       },
     },
   ],

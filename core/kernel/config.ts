@@ -62,6 +62,9 @@ function databaseUrlSetting(env: NodeJS.ProcessEnv): string | undefined {
   return v;
 }
 
+/** The address the server binds when HOST is unset. */
+export const DEFAULT_HOST = '127.0.0.1';
+
 /** The default lease of a delivery for an attempt timeout. */
 export const leaseMsFor = (timeoutMs: number): number => Math.max(30_000, timeoutMs + 5000);
 
@@ -69,8 +72,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): HostConfig {
   const ms = { min: 0, max: MAX_TIMER_MS, unit: 'milliseconds' };
   const config: HostConfig = {
     port: intSetting(env, 'PORT', 3000, { min: 0, max: 65535 }),
-    host: textSetting(env, 'HOST', '0.0.0.0', (v) => (/^[\w.:%[\]-]+$/.test(v) ? undefined : 'must be an IP address or a host name')),
-    dataDir: path.resolve(textSetting(env, 'DATA_DIR', './data')),
+    // Loopback unless told: a laptop does not serve the API and console to its whole network
+    // (a container sets HOST=0.0.0.0 to be reachable from outside it).
+    host: textSetting(env, 'HOST', DEFAULT_HOST, (v) => (/^[\w.:%[\]-]+$/.test(v) ? undefined : 'must be an IP address or a host name')),
+    // DIWAN_DATA_DIR, or DATA_DIR, its older name, still read.
+    dataDir: path.resolve(textSetting(env, 'DIWAN_DATA_DIR', textSetting(env, 'DATA_DIR', './data'))),
     databaseUrl: databaseUrlSetting(env),
     publicUrl: textSetting(env, 'DIWAN_PUBLIC_URL', `http://localhost:${env.PORT && /^\d+$/.test(env.PORT) ? env.PORT : 3000}`, (v) =>
       /^https?:\/\/[^\s/]+(\/[^\s]*)?$/.test(v) ? undefined : 'must be an http(s) URL such as https://diwan.example.com',

@@ -132,17 +132,17 @@ async function send<T>(method: string, path: string, body: unknown, headers: Rec
   return json as T;
 }
 
-/** Asks the server who is signed in (the cookie, if any); null when nobody is. */
+/**
+ * Asks the server who is signed in (the cookie, if any); null when nobody is. The route answers
+ * null rather than 401 without a session, so the sign-in page logs no failed request.
+ */
 export async function loadSession(): Promise<Session | null> {
-  try {
-    return keep((await send<{ data: SessionAnswer }>('GET', '/api/v1/session', undefined)).data);
-  } catch (err) {
-    if (err instanceof ApiError && err.status === 401) {
-      state = null;
-      return null;
-    }
-    throw err;
+  const answer = (await send<{ data: SessionAnswer | null }>('GET', '/api/v1/session/current', undefined)).data;
+  if (!answer) {
+    state = null;
+    return null;
   }
+  return keep(answer);
 }
 
 /** Email and password; the server sets the session cookie. */

@@ -33,7 +33,7 @@ const cookieNote = 'Public: authenticated by the session cookie it sets or reads
 const cookie = (req: ApiRequest) => cookieOf(req.headers.cookie, SESSION_COOKIE);
 const scopeOf = (req: ApiRequest) => ({ companyId: req.company.id, actor: actorOf(req.principal), appId: 'core', requestId: req.id });
 
-export function peopleRoutes(deps: { people: People; sessions: Sessions; publicUrl: string }): Route[] {
+export function peopleRoutes(deps: { people: People; sessions: Sessions; publicUrl: () => string }): Route[] {
   const { people, sessions } = deps;
 
   /** A signed-in answer: the cookie, and what the console needs to start. */
@@ -81,6 +81,25 @@ export function peopleRoutes(deps: { people: People; sessions: Sessions; publicU
         schema: { response: { 200: dataOf(sessionSchema) } },
       },
       async (req) => ({ headers: { 'cache-control': 'no-store' }, body: { data: await sessions.current(cookie(req)) } }),
+    ),
+    core(
+      {
+        method: 'GET', url: '/api/v1/session/current', operationId: 'core.currentSession', summary: 'The signed-in person, their companies and the CSRF token; null when nobody is signed in',
+        description:
+          `${cookieNote} Answers 200 either way, so a page that asks before anyone signed in does not log a failed request; ` +
+          'a cookie whose session ended is cleared.',
+        schema: { response: { 200: dataOf({ ...sessionSchema, type: ['object', 'null'] }) } },
+      },
+      async (req): Promise<Reply> => {
+        const c = cookie(req);
+        if (!c) return { headers: { 'cache-control': 'no-store' }, body: { data: null } };
+        try {
+          return { headers: { 'cache-control': 'no-store' }, body: { data: await sessions.current(c) } };
+        } catch (err) {
+          if (!(err instanceof DiwanError) || err.code !== 'UNAUTHENTICATED') throw err;
+          return { headers: { 'cache-control': 'no-store', 'set-cookie': clearedSessionCookie }, body: { data: null } };
+        }
+      },
     ),
     core(
       {
@@ -161,7 +180,7 @@ export function peopleRoutes(deps: { people: People; sessions: Sessions; publicU
       async (req) => {
         const inv = await people.invite(scopeOf(req), req.body as { email: string; role: string }, req.principal);
         const { token: t, ...rest } = inv;
-        return ok({ ...rest, link: `${deps.publicUrl}/invite#${t}` }, 201);
+        return ok({ ...rest, link: `${deps.publicUrl()}/invite#${t}` }, 201);
       },
     ),
   ];
