@@ -45,7 +45,7 @@ describeBrowser('web console: apps and accessibility', () => {
 
   it('en: an Owner upgrades an app after seeing its plan, disables and enables it', async () => {
     const v2 = libraryManifest('1.1.0', {
-      documentTypes: [...libraryManifest().documentTypes!, { name: 'shelf', resource: 'shelves', idPrefix: 'sh', label: { en: 'Shelf', ar: 'رف' }, fields: [{ name: 'code', type: 'string', required: true }] }],
+      documentTypes: [...libraryManifest().documentTypes!, { name: 'shelf', resource: 'shelves', idPrefix: 'sh', label: { en: 'Shelf', ar: 'رف' }, fields: [{ name: 'code', type: 'string', required: true, label: { en: 'Code', ar: 'الرمز' } }] }],
     });
     await h.host.runtime.load(writeApp(root, v2), { replacing: true });
     const { context, page } = await openPage(browser, 'en');
