@@ -3,14 +3,20 @@
 // types). The schema already makes names, descriptions, menu entries and type labels bilingual;
 // a plural label or an English fallback is derived by the host and not asked for here.
 import type { Manifest } from '../../manifests/manifest.schema.ts';
-import type { Problem } from './manifest-check.ts';
 
 const LANGS = ['en', 'ar'] as const;
+
+/** One missing label, shaped as manifest-check.ts's Problem (which imports this file). */
+export interface LabelProblem {
+  pointer: string;
+  rule: 'missingLabel';
+  message: string;
+}
 /** A JSON pointer's token: `~` and `/` escaped (RFC 6901). */
 const token = (s: string) => s.replace(/~/g, '~0').replace(/\//g, '~1');
 
-export function labelProblems(m: Manifest): Problem[] {
-  const problems: Problem[] = [];
+export function labelProblems(m: Manifest): LabelProblem[] {
+  const problems: LabelProblem[] = [];
   const missing = (pointer: string, what: string) => problems.push({ pointer, rule: 'missingLabel', message: `${what} has no label in ${pointer.includes('/ar/') ? 'Arabic' : pointer.includes('/en/') ? 'English' : 'English and Arabic'}` });
   const stateSeen = new Set<string>();
   (m.documentTypes ?? []).forEach((dt, i) => {

@@ -21,10 +21,13 @@ export function monogram(name: string): string {
     const first = letter(words[0]);
     return /[اأإآ]/.test(first) && words[1] ? letter(words[1]) : first;
   }
-  // An acronym keeps its capitals (CRM → CR); otherwise the initials of two words, or a word's first two letters.
+  // An acronym keeps its capitals (CRM → CR); two words give their initials, skipping small
+  // ones (Point of Sale → PS); one word its first two letters (Invoicing → In).
   if (words.length === 1 && words[0].length > 1 && words[0] === words[0].toUpperCase()) return words[0].slice(0, 2);
-  const letters = words.length > 1 ? words[0][0] + words[1][0] : words[0].slice(0, 2);
-  return letters[0].toUpperCase() + letters.slice(1).toLowerCase();
+  const big = words.filter((w) => w.length > 2);
+  if (big.length > 1) return (big[0][0] + big[1][0]).toUpperCase();
+  const w = big[0] ?? words[0];
+  return w[0].toUpperCase() + w.slice(1, 2).toLowerCase();
 }
 
 export function AppMark({ app, size = 'md' }: { app: Pick<AppInfo, 'id' | 'name' | 'icon'>; size?: 'sm' | 'md' | 'lg' }) {
