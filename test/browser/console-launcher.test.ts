@@ -8,7 +8,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { firstPartySources } from '../../core/apps/app-source.ts';
-import { describeBrowser, launchBrowser, openPage, signIn, startConsoleHost, type ConsoleHost, type Lang, type TestPerson } from './harness.ts';
+import { describeBrowser, launchBrowser, openPage, shot, signIn, startConsoleHost, type ConsoleHost, type Lang, type TestPerson } from './harness.ts';
 
 /** Screenshots for a person to look at, when DIWAN_LAUNCHER_SHOTS names a folder. */
 const SHOTS = process.env.DIWAN_LAUNCHER_SHOTS;
@@ -90,12 +90,14 @@ describeBrowser('web console: launcher, app menus, palette, every width', () => 
         // Settings is one click away, in the header.
         expect(await page.locator('header.topbar a.settings-link').getAttribute('href')).toBe('/settings/developers/api-keys');
         await look(page, `launcher-1366-${lang}`);
+        await shot(page, `launcher-${lang}`);
 
         await page.locator('main a.app-tile[href="/a/employees"]').click();
         await page.locator('main .app-entries').first().waitFor();
         const navLinks = await page.locator('nav#nav a').evaluateAll((as) => as.map((a) => a.getAttribute('href')));
         expect(navLinks.sort()).toEqual(['/', '/a/employees', '/d/departments', '/d/employees']);
         await look(page, `app-menu-1366-${lang}`);
+        await shot(page, `app-menu-${lang}`);
 
         await page.locator('nav#nav a[href="/d/employees"]').click();
         const badge = page.locator('main tbody .badge.state-onboarding').first();
@@ -113,6 +115,7 @@ describeBrowser('web console: launcher, app menus, palette, every width', () => 
         const found = page.locator('#palette-list [role="option"]', { hasText: 'Nadia Saleh' });
         await found.waitFor();
         await look(page, `palette-1366-${lang}`);
+        await shot(page, `palette-${lang}`);
         await page.keyboard.press('Enter');
         await page.waitForURL(`**/d/employees/${employeeId.id}`);
         await page.locator('dl.fields').waitFor();

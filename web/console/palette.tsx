@@ -70,15 +70,16 @@ export function Palette({ open, onClose }: { open: boolean; onClose(): void }) {
     const enabled = ws.apps.filter((a) => a.state === 'enabled');
     for (const a of enabled) if (norm(`${a.name} ${a.id}`).includes(term)) results.push({ key: `a:${a.id}`, group: 'apps', href: `/a/${a.id}`, label: a.name, sub: a.description });
     const seen = new Set<string>();
+    // An entry or a type is found by its own words or its app's ("payroll" finds Payslips too).
     for (const m of ws.menu) {
-      if (!norm(m.label).includes(term)) continue;
+      if (!norm(`${m.label} ${appName(m.app)} ${m.app}`).includes(term)) continue;
       const href = menuHref(m);
       seen.add(href);
       results.push({ key: `m:${m.app}:${m.id}`, group: 'types', href, label: m.label, sub: appName(m.app) });
     }
     for (const d of ws.types) {
       const href = `/d/${d.resource}`;
-      if (!d.permissions.read || seen.has(href) || !norm(`${d.label} ${d.labelPlural}`).includes(term)) continue;
+      if (!d.permissions.read || seen.has(href) || !norm(`${d.label} ${d.labelPlural} ${d.resource} ${appName(d.app)} ${d.app}`).includes(term)) continue;
       results.push({ key: `t:${d.resource}`, group: 'types', href, label: d.labelPlural, sub: appName(d.app) });
     }
     for (const h of docs?.hits ?? []) {
