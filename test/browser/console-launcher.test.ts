@@ -110,7 +110,11 @@ describeBrowser('web console: launcher, app menus, palette, every width', () => 
         await input.waitFor();
         await look(page, `palette-empty-1366-${lang}`);
         await input.fill(names[lang].crm.slice(0, 6));
-        await page.locator('#palette-list [role="option"]', { hasText: names[lang].crm }).waitFor();
+        await page.locator('#palette-list [role="option"]', { hasText: names[lang].crm }).first().waitFor();
+        // The app's name finds the app and its menu's entries.
+        expect(await page.locator('#palette-list [role="option"] .palette-label').allTextContents()).toEqual(
+          expect.arrayContaining([names[lang].crm, lang === 'ar' ? 'مسار المبيعات' : 'Pipeline']),
+        );
         await input.fill('EMP-0042');
         const found = page.locator('#palette-list [role="option"]', { hasText: 'Nadia Saleh' });
         await found.waitFor();
