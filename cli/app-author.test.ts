@@ -182,6 +182,10 @@ describe('validateApp', () => {
     delete m.strings.ar.noteDone;
     m.menu[0].permission = 'broken-app-notes:export';
     m.documentTypes[0].transitions[0].to = 'archived';
+    // Labels: a field without one, a state named in neither language.
+    delete m.documentTypes[0].fields[0].label;
+    delete m.strings.en['state.done'];
+    delete m.strings.ar['state.done'];
     fs.writeFileSync(file, JSON.stringify(m));
     const res = await validateApp(dir);
     expect(res.ok).toBe(false);
@@ -191,6 +195,9 @@ describe('validateApp', () => {
         ['/strings/ar/noteDone', 'missingTranslation'],
         ['/menu/0/permission', 'undeclared'],
         ['/documentTypes/0/transitions/0', 'state'],
+        ['/documentTypes/0/fields/0/label', 'missingLabel'],
+        ['/strings/en/state.done', 'missingLabel'],
+        ['/strings/ar/state.done', 'missingLabel'],
       ]),
     );
     for (const p of res.problems) expect(p.message).toEqual(expect.any(String));

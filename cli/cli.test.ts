@@ -194,7 +194,7 @@ describe('diwan on a data folder', { timeout: 90_000 }, () => {
       id, version, host: '^0.1.0',
       name: { en: 'Tally', ar: 'العدّاد' }, description: { en: 'Counts things.', ar: 'يعدّ الأشياء.' },
       strings: { en: {}, ar: {} },
-      documentTypes: [{ name: 'count', resource, idPrefix: 'cnt', label: { en: 'Count', ar: 'عدد' }, fields: [{ name: 'label', type: 'string', required: true }, ...extraFields] }],
+      documentTypes: [{ name: 'count', resource, idPrefix: 'cnt', label: { en: 'Count', ar: 'عدد' }, fields: [{ name: 'label', type: 'string', required: true, label: { en: 'Label', ar: 'الوصف' } }, ...extraFields] }],
       eventFamilies: [{ family: id, prefix: id, label: { en: 'Tally', ar: 'العدّاد' }, topics: [] }],
     }));
     return src;
@@ -355,7 +355,7 @@ describe('diwan on a data folder', { timeout: 90_000 }, () => {
     });
 
     it('apps upgrade shows the fields a new version adds, then applies it (issue 8, item 16)', async () => {
-      const offered = await diwan('apps', 'install', appFolder('tally', '1.1.0', 'tally-counts', [{ name: 'note', type: 'string' }]), '--company', companyId, '--json');
+      const offered = await diwan('apps', 'install', appFolder('tally', '1.1.0', 'tally-counts', [{ name: 'note', type: 'string', label: { en: 'Note', ar: 'ملاحظة' } }]), '--company', companyId, '--json');
       expect(offered.code).toBe(0);
       expect(offered.json).toMatchObject({ package: { id: 'tally', version: '1.1.0', replaced: true, previousVersion: '1.0.0' }, installed: [], app: { appId: 'tally', version: '1.0.0' }, upgradeAvailable: true });
 

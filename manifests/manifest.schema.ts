@@ -17,6 +17,9 @@ const bilingual = {
   },
 } as const;
 
+/** The catalogue's categories, in the order the console shows them. */
+export const APP_CATEGORIES = ['sales', 'finance', 'hr', 'marketing', 'website', 'operations', 'services', 'productivity', 'industries', 'platform'] as const;
+
 const role = { type: 'string', enum: ['Viewer', 'Member', 'Manager', 'Admin', 'Owner'] } as const;
 
 /** `resource:action`, e.g. `invoices:create`. */
@@ -241,6 +244,10 @@ export const manifestSchema = {
     dependencies: { type: 'object', propertyNames: { pattern: idPattern }, additionalProperties: { type: 'string' } },
     name: bilingual,
     description: bilingual,
+    /** Where the console's app catalogue files it (the console names each category in both languages). */
+    category: { type: 'string', enum: APP_CATEGORIES },
+    /** A mark for the launcher (an emoji or one or two letters); without it the console draws a monogram. */
+    icon: { type: 'string', minLength: 1, maxLength: 8 },
     /** The app's i18next namespace, one table per language with the same keys. */
     strings: {
       type: 'object',
@@ -281,6 +288,8 @@ export const manifestSchema = {
           path: { type: 'string', pattern: '^/' },
           permission: permissionRef,
           order: { type: 'integer' },
+          /** The heading the entry sits under in the app's menu; entries without one come first. */
+          group: bilingual,
         },
       },
     },

@@ -287,8 +287,8 @@ describe('upgrade', () => {
       permissions: [{ resource: 'books', action: 'archive', role: 'Manager' }],
       documentTypes: [
         // A new field, and one whose bounds change; `price` is dropped.
-        { ...book, fields: [...book.fields.filter((f) => f.name !== 'price').map((f) => (f.name === 'pages' ? { ...f, minimum: 2 } : f)), { name: 'isbn', type: 'string', maxLength: 17 }] },
-        { name: 'shelf', resource: 'shelves', idPrefix: 'sh', label: { en: 'Shelf', ar: 'رف' }, fields: [{ name: 'code', type: 'string', required: true }] },
+        { ...book, fields: [...book.fields.filter((f) => f.name !== 'price').map((f) => (f.name === 'pages' ? { ...f, minimum: 2 } : f)), { name: 'isbn', type: 'string', maxLength: 17, label: { en: 'ISBN', ar: 'الرقم الدولي' } }] },
+        { name: 'shelf', resource: 'shelves', idPrefix: 'sh', label: { en: 'Shelf', ar: 'رف' }, fields: [{ name: 'code', type: 'string', required: true, label: { en: 'Code', ar: 'الرمز' } }] },
       ],
     });
     await host.runtime.load(writeApp(root, v2, `

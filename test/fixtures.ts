@@ -16,7 +16,10 @@ export function libraryManifest(version = '1.0.0', extra: Partial<Manifest> = {}
   return {
     id: 'library', version, host: '^0.1.0',
     name: bi('Library', 'المكتبة'), description: bi('Books and lending', 'الكتب والإعارة'),
-    strings: { en: { title: 'Library', books_one: '{{count}} book', books_other: '{{count}} books' }, ar: { title: 'المكتبة', books_one: 'كتاب واحد', books_other: '{{count}} كتاب' } },
+    strings: {
+      en: { title: 'Library', books_one: '{{count}} book', books_other: '{{count}} books', 'state.shelved': 'On the shelf', 'state.lent': 'Lent' },
+      ar: { title: 'المكتبة', books_one: 'كتاب واحد', books_other: '{{count}} كتاب', 'state.shelved': 'على الرف', 'state.lent': 'مُعار' },
+    },
     permissions: [{ resource: 'books', action: 'delete', role: 'Admin', description: bi('Delete books', 'حذف الكتب') }],
     menu: [
       { id: 'books', label: bi('Books', 'الكتب'), documentType: 'book', permission: 'books:read', order: 5 },
@@ -25,17 +28,17 @@ export function libraryManifest(version = '1.0.0', extra: Partial<Manifest> = {}
     documentTypes: [{
       name: 'book', resource: 'books', idPrefix: 'bk', label: bi('Book', 'كتاب'), labelPlural: bi('Books', 'الكتب'),
       fields: [
-        { name: 'title', type: 'string', required: true, maxLength: 200, filterable: true },
-        { name: 'pages', type: 'integer', minimum: 1 },
-        { name: 'genre', type: 'enum', values: ['novel', 'poetry', 'history'], filterable: true },
-        { name: 'published', type: 'date' },
-        { name: 'price', type: 'money' },
-        { name: 'available', type: 'boolean', filterable: true },
+        { name: 'title', type: 'string', required: true, maxLength: 200, filterable: true, label: bi('Title', 'العنوان') },
+        { name: 'pages', type: 'integer', minimum: 1, label: bi('Pages', 'عدد الصفحات') },
+        { name: 'genre', type: 'enum', values: ['novel', 'poetry', 'history'], filterable: true, label: bi('Genre', 'النوع الأدبي') },
+        { name: 'published', type: 'date', label: bi('Published', 'تاريخ النشر') },
+        { name: 'price', type: 'money', label: bi('Price', 'السعر') },
+        { name: 'available', type: 'boolean', filterable: true, label: bi('Available', 'متاح') },
       ],
       states: ['shelved', 'lent'], initialState: 'shelved',
       transitions: [
-        { name: 'lend', from: ['shelved'], to: 'lent' },
-        { name: 'giveBack', from: ['lent'], to: 'shelved' },
+        { name: 'lend', label: bi('Lend', 'إعارة'), from: ['shelved'], to: 'lent' },
+        { name: 'giveBack', label: bi('Give back', 'إرجاع'), from: ['lent'], to: 'shelved' },
       ],
     }],
     // v2: a document type emits only the topics whose source names it.
@@ -60,7 +63,7 @@ export function loansManifest(range = '^1.0.0'): Manifest {
     strings: { en: {}, ar: {} },
     documentTypes: [{
       name: 'loan', resource: 'loans', idPrefix: 'ln', label: bi('Loan', 'إعارة'),
-      fields: [{ name: 'bookId', type: 'reference', to: 'library/book', required: true }, { name: 'borrower', type: 'string', required: true }],
+      fields: [{ name: 'bookId', type: 'reference', to: 'library/book', required: true, label: bi('Book', 'الكتاب') }, { name: 'borrower', type: 'string', required: true, label: bi('Borrower', 'المستعير') }],
     }],
     eventFamilies: [{ family: 'loans', prefix: 'loans', label: bi('Loans', 'الإعارات'), topics: [] }],
   } as Manifest;

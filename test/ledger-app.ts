@@ -19,7 +19,7 @@ export function ledgerManifest(): Manifest {
     ],
     documentTypes: [{
       name: 'entry', resource: 'entries', idPrefix: 'ent', label: bi('Entry', 'قيد'), labelPlural: bi('Entries', 'القيود'),
-      fields: [{ name: 'memo', type: 'string', required: true, maxLength: 200, filterable: true }],
+      fields: [{ name: 'memo', type: 'string', required: true, maxLength: 200, filterable: true, label: bi('Memo', 'البيان') }],
     }],
     eventFamilies: [{
       family: 'ledger', prefix: 'ledger', label: bi('Ledger', 'الدفتر'),

@@ -1,12 +1,13 @@
 // A manifest is refused before any of its code runs, with every problem listed: the JSON
 // Schema (ajv) first, then the rules a schema cannot say (semver, string-table parity,
-// references between declarations, payload examples).
+// references between declarations, payload examples, setting defaults, every label in both languages).
 import { settingDefaultProblems } from './settings.ts';
 import { Ajv, type ErrorObject } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import semver from 'semver';
 import { manifestSchema, type ConditionDecl, type DocumentTypeDecl, type Manifest, type TopicDecl } from '../../manifests/manifest.schema.ts';
 import { CORE_PERMISSIONS } from '../identity/permissions.ts';
+import { labelProblems } from './manifest-labels.ts';
 
 const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (a: Ajv) => Ajv;
 
@@ -232,6 +233,10 @@ export function checkManifest(raw: unknown): { manifest?: Manifest; problems: Pr
   });
 
   problems.push(...settingDefaultProblems(m));
+  // Every label in both languages, so no page shows a raw id (a state, a field) to a person.
+  // (A key the parity check already named is not named twice.)
+  const named = new Set(problems.map((p) => p.pointer));
+  problems.push(...labelProblems(m).filter((p) => !named.has(p.pointer)));
 
   return problems.length ? { problems } : { manifest: m, problems };
 }

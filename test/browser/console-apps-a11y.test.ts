@@ -45,13 +45,23 @@ describeBrowser('web console: apps and accessibility', () => {
 
   it('en: an Owner upgrades an app after seeing its plan, disables and enables it', async () => {
     const v2 = libraryManifest('1.1.0', {
-      documentTypes: [...libraryManifest().documentTypes!, { name: 'shelf', resource: 'shelves', idPrefix: 'sh', label: { en: 'Shelf', ar: 'رف' }, fields: [{ name: 'code', type: 'string', required: true }] }],
+      documentTypes: [...libraryManifest().documentTypes!, { name: 'shelf', resource: 'shelves', idPrefix: 'sh', label: { en: 'Shelf', ar: 'رف' }, fields: [{ name: 'code', type: 'string', required: true, label: { en: 'Code', ar: 'الرمز' } }] }],
     });
     await h.host.runtime.load(writeApp(root, v2), { replacing: true });
     const { context, page } = await openPage(browser, 'en');
     try {
       await signIn(page, h, owner);
-      await page.locator('nav#nav a[href="/settings/apps"]').click();
+      const toApps = async () => {
+        await page.locator('header.topbar a.settings-link').click();
+        await page.locator('nav#nav a[href="/settings/apps"]').click();
+      };
+      // The launcher's list of apps, reached without reloading the page.
+      const appLinks = async () => {
+        await page.locator('header.topbar a.brand').click();
+        await page.locator('main .launcher-grid').waitFor();
+        return page.locator('nav#nav a[href="/a/library"]').count();
+      };
+      await toApps();
       const card = page.locator('li.card', { hasText: 'Library' });
       await card.locator('button', { hasText: 'Upgrade' }).click();
       const dialog = page.locator('dialog[open]');
@@ -62,15 +72,22 @@ describeBrowser('web console: apps and accessibility', () => {
       await dialog.locator('button.primary').click();
       await page.locator('[role="status"].banner-success').waitFor();
       await expect.poll(() => card.textContent()).toContain('1.1.0');
-      // The new type is in the workspace at once.
-      await page.locator('nav#nav a[href="/d/books"]').waitFor();
+      // The new type is in the workspace at once: the app's menu opens it.
+      expect(await appLinks()).toBe(1);
+      await page.locator('nav#nav a[href="/a/library"]').click();
+      await page.locator('nav#nav a[href="/d/shelves"]').waitFor();
 
+      await toApps();
       await card.locator('button', { hasText: 'Disable' }).click();
       await page.locator('dialog[open] button.danger').click();
-      await expect.poll(() => page.locator('nav#nav a[href="/d/books"]').count()).toBe(0);
+      await page.locator('[role="status"].banner-success').waitFor();
+      expect(await appLinks()).toBe(0);
+      await toApps();
       await card.locator('button', { hasText: 'Enable' }).click();
-      await page.locator('nav#nav a[href="/d/books"]').waitFor();
+      await page.locator('[role="status"].banner-success').waitFor();
+      await expect.poll(() => card.textContent()).toContain('Enabled');
       await shot(page, 'apps-en');
+      expect(await appLinks()).toBe(1);
     } finally {
       await context.close();
     }
@@ -104,7 +121,13 @@ describeBrowser('web console: apps and accessibility', () => {
       await page.locator('input[name="account"][value="existing"]').check();
       await check(page, found, 'invitation (existing account)');
       await signIn(page, h, owner);
+      await page.locator('main .launcher-grid').waitFor();
       await check(page, found, 'home');
+      await page.keyboard.press('Control+K');
+      await page.locator('#palette-input').fill('inv');
+      await page.locator('#palette-list [role="option"]').first().waitFor();
+      await check(page, found, 'palette');
+      await page.keyboard.press('Escape');
       await page.goto(`${h.url}/d/invoices/new`);
       await page.locator('form.doc-form button[type="submit"]').click();
       await page.locator('[role="alert"]').waitFor();

@@ -42,7 +42,8 @@ describeBrowser('web console: Settings → Developers', () => {
       const { context, page } = await openPage(browser, lang, { clipboard: true });
       try {
         await signIn(page, h, admin);
-        await page.locator('nav#nav a[href="/settings/developers/api-keys"]').click();
+        // Settings is in the header, one click from anywhere.
+        await page.locator('header.topbar a.settings-link[href="/settings/developers/api-keys"]').click();
         await page.locator('main table').waitFor();
         await page.locator('main .page-actions button.primary').click();
         // Nobody creates a key above their own role: an Admin is offered no Owner.

@@ -49,7 +49,8 @@ describeBrowser('web console: people', () => {
       await page.locator('header.topbar').waitFor();
       expect(await page.locator('header button.person').textContent()).toContain('Noura Al-Harbi');
       expect(await page.locator('header .company').textContent()).toBe('Noura Trading Co');
-      // An Owner sees every settings page.
+      // An Owner sees every settings page, from Settings in the header.
+      await page.locator('header.topbar a.settings-link').click();
       for (const href of ['/settings/developers/api-keys', '/settings/members', '/settings/apps']) await page.locator(`nav#nav a[href="${href}"]`).waitFor();
       await page.locator('nav#nav a[href="/settings/members"]').click();
       await page.locator('table.members tbody tr', { hasText: 'noura@owner.example' }).waitFor();
@@ -190,6 +191,7 @@ describeBrowser('web console: people', () => {
 
       await switcher.selectOption(h.companyId);
       await page.locator('main h1', { hasText: 'Noura Trading Co' }).waitFor();
+      await page.locator('main a.app-tile[href="/a/invoicing"]').click();
       await page.locator('nav#nav a[href="/d/invoices"]').click();
       await page.locator('main table, main p.empty').first().waitFor();
 

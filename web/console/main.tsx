@@ -6,7 +6,7 @@ import { LocationProvider, Route, Router, useLocation } from 'preact-iso';
 import { ApiError, configureApi, currentSession, loadSession, refreshSession, signOut, switchCompany, type Session } from './api.ts';
 import { applyLang, initialLang, lang, t, type Lang } from './i18n.ts';
 import { forgetTitles } from './fields.tsx';
-import { Shell } from './shell.tsx';
+import { Shell, settingsHref } from './shell.tsx';
 import { ErrorBanner, Loading } from './ui.tsx';
 import { WorkspaceContext, loadWorkspace, type Workspace } from './workspace.tsx';
 import { AppPage } from './pages/app-page.tsx';
@@ -202,7 +202,8 @@ function Console() {
           <Route path="/d/:resource/:id" component={routes.detail} />
           <Route path="/d/:resource/:id/edit" component={routes.edit} />
           <Route path="/a/:app" component={routes.app} />
-          <Route path="/settings" component={() => <Redirect to="/settings/developers/api-keys" />} />
+          {/* Settings opens on the first of its pages the person may see (Members for a Manager, say). */}
+          <Route path="/settings" component={() => <Redirect to={settingsHref(workspace) ?? '/'} />} />
           <Route path="/settings/developers" component={() => <Redirect to="/settings/developers/api-keys" />} />
           <Route path="/settings/developers/api-keys" component={ApiKeys} />
           <Route path="/settings/developers/webhooks" component={Webhooks} />

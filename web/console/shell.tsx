@@ -1,19 +1,49 @@
-// The signed-in frame: a skip link, the top bar (the company, switched among the person's
-// companies; the language; the person's menu with password change and sign-out), the
-// navigation (the menu of the company's enabled apps, Settings) and the page.
+// The signed-in frame: a skip link; the top bar (the launcher's link, the company switched
+// among the person's companies, search, Settings, the language, the person's menu); the
+// navigation, which follows where the person is (the launcher's list of apps, one app's own
+// menu, or Settings); and the page. Ctrl/Cmd+K opens the palette from anywhere.
 import type { ComponentChildren } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
 import { changePassword } from './api.ts';
+import { AppMark, monogram } from './app-mark.tsx';
+import { appMenu, appOfPath } from './app-menu.tsx';
 import { t } from './i18n.ts';
+import { Palette } from './palette.tsx';
 import { Dialog, ErrorBanner, Field, Notice, fieldErrors, useAction } from './ui.tsx';
-import { menuHref, useWorkspace } from './workspace.tsx';
+import { useWorkspace, type Workspace } from './workspace.tsx';
 import { NewPassword } from './pages/sign-in.tsx';
+
+/** The first Settings page the person may open, or null when there is none. */
+export function settingsHref(ws: Pick<Workspace, 'can'>): string | null {
+  if (ws.can('api-keys:read')) return '/settings/developers/api-keys';
+  if (ws.can('webhooks:read')) return '/settings/developers/webhooks';
+  if (ws.can('audit:read')) return '/settings/developers/audit-log';
+  if (ws.can('members:read')) return '/settings/members';
+  if (ws.can('apps:manage')) return '/settings/apps';
+  return null;
+}
+
+const SearchIcon = () => (
+  <svg viewBox="0 0 20 20" width="18" height="18" aria-hidden="true" focusable="false">
+    <circle cx="8.5" cy="8.5" r="5.5" fill="none" stroke="currentColor" stroke-width="2" />
+    <path d="M13 13l5 5" stroke="currentColor" stroke-width="2" stroke-linecap="round" />
+  </svg>
+);
+const GearIcon = () => (
+  <svg viewBox="0 0 20 20" width="18" height="18" aria-hidden="true" focusable="false">
+    <path
+      fill="currentColor"
+      d="M8.6 1h2.8l.4 2.3c.6.2 1.1.5 1.6.9l2.2-.8 1.4 2.4-1.8 1.5a6 6 0 0 1 0 1.8l1.8 1.5-1.4 2.4-2.2-.8c-.5.4-1 .7-1.6.9l-.4 2.3H8.6l-.4-2.3a6 6 0 0 1-1.6-.9l-2.2.8L3 12.6l1.8-1.5a6 6 0 0 1 0-1.8L3 7.8l1.4-2.4 2.2.8c.5-.4 1-.7 1.6-.9zM10 7a3 3 0 1 0 0 6 3 3 0 0 0 0-6z"
+    />
+  </svg>
+);
 
 export function Shell(props: { children: ComponentChildren; langSwitch: ComponentChildren; onSignOut(): void; onSwitchCompany(id: string): void }) {
   const ws = useWorkspace();
   const { path, url } = useLocation();
   const [navOpen, setNavOpen] = useState(false);
+  const [paletteOpen, setPaletteOpen] = useState(false);
   const [filter, setFilter] = useState('');
   const main = useRef<HTMLElement>(null);
   const first = useRef(true);
@@ -28,9 +58,24 @@ export function Shell(props: { children: ComponentChildren; langSwitch: Componen
     main.current?.focus({ preventScroll: false });
   }, [path]);
 
+  useEffect(() => {
+    const key = (e: KeyboardEvent) => {
+      if ((e.ctrlKey || e.metaKey) && !e.altKey && e.key.toLowerCase() === 'k') {
+        e.preventDefault();
+        setPaletteOpen(true);
+      }
+    };
+    document.addEventListener('keydown', key);
+    return () => document.removeEventListener('keydown', key);
+  }, []);
+
   const here = (href: string) => (href === '/' ? path === '/' : url === href || path === href.split('?')[0] || path.startsWith(`${href.split('?')[0]}/`));
-  const menu = ws.menu.filter((m) => !filter || m.label.toLowerCase().includes(filter.toLowerCase()));
-  const developers = ws.can('api-keys:read') ? '/settings/developers/api-keys' : ws.can('webhooks:read') ? '/settings/developers/webhooks' : ws.can('audit:read') ? '/settings/developers/audit-log' : null;
+  const settings = settingsHref(ws);
+  const inSettings = path.startsWith('/settings');
+  const appId = inSettings ? null : appOfPath(ws, path);
+  const app = appId ? ws.apps.find((a) => a.id === appId && a.state === 'enabled') : undefined;
+  const enabled = ws.apps.filter((a) => a.state === 'enabled');
+  const shownApps = enabled.filter((a) => !filter || `${a.name} ${a.id}`.toLowerCase().includes(filter.toLowerCase()));
 
   return (
     <div class="shell">
@@ -39,7 +84,8 @@ export function Shell(props: { children: ComponentChildren; langSwitch: Componen
       </a>
       <header class="topbar">
         <button type="button" class="menu-toggle" aria-expanded={navOpen ? 'true' : 'false'} aria-controls="nav" onClick={() => setNavOpen(!navOpen)}>
-          {t('nav.menu')}
+          <span aria-hidden="true">☰</span>
+          <span class="menu-label">{t('nav.menu')}</span>
         </button>
         <a href="/" class="brand">
           {t('app.title')}
@@ -56,74 +102,86 @@ export function Shell(props: { children: ComponentChildren; langSwitch: Componen
             </select>
           </span>
         ) : (
-          <span class="company" title={ws.company.id}>
+          <span class="company company-name" title={ws.company.id}>
             {ws.company.name}
           </span>
         )}
         <span class="spacer" />
+        <button type="button" class="search" aria-keyshortcuts="Control+K Meta+K" onClick={() => setPaletteOpen(true)}>
+          <SearchIcon />
+          <span class="search-label">{t('nav.search')}</span>
+          <kbd class="search-keys" dir="ltr">
+            {t('nav.searchKeys')}
+          </kbd>
+        </button>
+        {settings && (
+          <a href={settings} class="settings-link" aria-current={inSettings ? 'page' : undefined}>
+            <GearIcon />
+            <span class="settings-label">{t('nav.settings')}</span>
+          </a>
+        )}
         {props.langSwitch}
         <PersonMenu onSignOut={props.onSignOut} />
       </header>
       <div class="frame">
-        <nav id="nav" class={navOpen ? 'open' : ''} aria-label={t('nav.label')}>
+        <nav id="nav" class={navOpen ? 'open' : ''} aria-label={app ? t('nav.appMenu', { name: app.name }) : inSettings ? t('nav.settings') : t('nav.label')}>
           <ul>
             <li>
               <a href="/" aria-current={here('/') ? 'page' : undefined}>
-                {t('nav.home')}
+                {app || inSettings ? t('nav.allApps') : t('nav.home')}
               </a>
             </li>
           </ul>
-          <h2 class="nav-heading">{t('nav.apps')}</h2>
-          {ws.menu.length > 12 && (
+          {app ? (
             <>
-              <label for="menu-filter" class="sr-only">
-                {t('nav.filter')}
-              </label>
-              <input id="menu-filter" type="search" placeholder={t('nav.filter')} value={filter} onInput={(e) => setFilter((e.currentTarget as HTMLInputElement).value)} />
+              <h2 class="nav-heading nav-app">
+                <AppMark app={app} size="sm" />
+                <a href={`/a/${app.id}`} aria-current={path === `/a/${app.id}` ? 'page' : undefined}>
+                  {app.name}
+                </a>
+              </h2>
+              {appMenu(ws, app.id).map((g) => (
+                <>
+                  {g.heading && <h3 class="nav-heading">{g.heading}</h3>}
+                  <ul>
+                    {g.entries.map((m) => (
+                      <li>
+                        <a href={m.href} aria-current={here(m.href) ? 'page' : undefined}>
+                          {m.label}
+                        </a>
+                      </li>
+                    ))}
+                  </ul>
+                </>
+              ))}
             </>
-          )}
-          {ws.menu.length === 0 ? (
-            <p class="muted small">{t('nav.noApps')}</p>
+          ) : inSettings ? (
+            <SettingsNav path={path} />
           ) : (
-            <ul>
-              {menu.map((m) => {
-                const href = menuHref(m);
-                return (
-                  <li>
-                    <a href={href} aria-current={here(href) ? 'page' : undefined}>
-                      {m.label}
-                    </a>
-                  </li>
-                );
-              })}
-            </ul>
-          )}
-          {(developers || ws.can('members:read') || ws.can('apps:manage')) && (
             <>
-              <h2 class="nav-heading">{t('nav.settings')}</h2>
-              <ul>
-                {developers && (
-                  <li>
-                    <a href={developers} aria-current={path.startsWith('/settings/developers') ? 'page' : undefined}>
-                      {t('nav.developers')}
-                    </a>
-                  </li>
-                )}
-                {ws.can('members:read') && (
-                  <li>
-                    <a href="/settings/members" aria-current={here('/settings/members') ? 'page' : undefined}>
-                      {t('nav.members')}
-                    </a>
-                  </li>
-                )}
-                {ws.can('apps:manage') && (
-                  <li>
-                    <a href="/settings/apps" aria-current={here('/settings/apps') ? 'page' : undefined}>
-                      {t('nav.manageApps')}
-                    </a>
-                  </li>
-                )}
-              </ul>
+              <h2 class="nav-heading">{t('nav.apps')}</h2>
+              {enabled.length > 12 && (
+                <>
+                  <label for="menu-filter" class="sr-only">
+                    {t('home.filter')}
+                  </label>
+                  <input id="menu-filter" type="search" placeholder={t('home.filter')} value={filter} onInput={(e) => setFilter((e.currentTarget as HTMLInputElement).value)} />
+                </>
+              )}
+              {enabled.length === 0 ? (
+                <p class="muted small">{t('nav.noApps')}</p>
+              ) : (
+                <ul class="nav-apps">
+                  {shownApps.map((a) => (
+                    <li>
+                      <a href={`/a/${a.id}`}>
+                        <AppMark app={a} size="sm" />
+                        <span>{a.name}</span>
+                      </a>
+                    </li>
+                  ))}
+                </ul>
+              )}
             </>
           )}
         </nav>
@@ -131,7 +189,42 @@ export function Shell(props: { children: ComponentChildren; langSwitch: Componen
           {props.children}
         </main>
       </div>
+      <Palette open={paletteOpen} onClose={() => setPaletteOpen(false)} />
     </div>
+  );
+}
+
+/** Settings' own menu: Developers, Members and Manage apps, each when the person may open it. */
+function SettingsNav({ path }: { path: string }) {
+  const ws = useWorkspace();
+  const developers = ws.can('api-keys:read') ? '/settings/developers/api-keys' : ws.can('webhooks:read') ? '/settings/developers/webhooks' : ws.can('audit:read') ? '/settings/developers/audit-log' : null;
+  return (
+    <>
+      <h2 class="nav-heading">{t('nav.settings')}</h2>
+      <ul>
+        {developers && (
+          <li>
+            <a href={developers} aria-current={path.startsWith('/settings/developers') ? 'page' : undefined}>
+              {t('nav.developers')}
+            </a>
+          </li>
+        )}
+        {ws.can('members:read') && (
+          <li>
+            <a href="/settings/members" aria-current={path === '/settings/members' ? 'page' : undefined}>
+              {t('nav.members')}
+            </a>
+          </li>
+        )}
+        {ws.can('apps:manage') && (
+          <li>
+            <a href="/settings/apps" aria-current={path === '/settings/apps' ? 'page' : undefined}>
+              {t('nav.manageApps')}
+            </a>
+          </li>
+        )}
+      </ul>
+    </>
   );
 }
 
@@ -168,7 +261,10 @@ function PersonMenu({ onSignOut }: { onSignOut(): void }) {
   return (
     <div class="person-menu" ref={box}>
       <button type="button" class="person" aria-expanded={open ? 'true' : 'false'} aria-controls="person-menu" onClick={() => setOpen(!open)}>
-        {ws.person.name}
+        <span class="person-initials" aria-hidden="true">
+          {monogram(ws.person.name)}
+        </span>
+        <span class="person-name">{ws.person.name}</span>
         <span aria-hidden="true"> ▾</span>
       </button>
       {open && (

@@ -44,6 +44,8 @@ export interface MenuItem {
   resource?: string;
   path?: string;
   permission?: string;
+  /** The heading the entry sits under in its app's menu. */
+  group?: string;
 }
 
 export interface Company {
@@ -62,6 +64,20 @@ export interface AppInfo {
   upgradeAvailable?: boolean;
   web?: boolean;
   dependencies?: Record<string, string>;
+  /** The manifest's catalogue category (`sales`, `hr`, …). */
+  category?: string;
+  /** The manifest's launcher mark (an emoji or a letter or two). */
+  icon?: string;
+}
+
+/** A document as the launcher and the palette list it (GET /api/v1/home, /api/v1/search). */
+export interface DocHit {
+  app: string;
+  resource: string;
+  id: string;
+  title: string | null;
+  state?: string;
+  createdAt: string;
 }
 
 export interface PermissionInfo {

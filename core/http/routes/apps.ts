@@ -8,6 +8,8 @@ import type { PermissionRegistry } from '../../identity/permissions.ts';
 import type { AppRuntime } from '../../apps/runtime.ts';
 import type { Lifecycle } from '../../apps/lifecycle.ts';
 import { core, dataOf, ok, type ApiRequest, type Route } from '../route.ts';
+import { homeRoutes } from './home.ts';
+import { searchRoutes } from './search.ts';
 
 const appId = { type: 'object', required: ['id'], properties: { id: { type: 'string', pattern: '^[a-z][a-z0-9-]{1,39}$' } } } as const;
 const installState = {
@@ -31,6 +33,8 @@ const appItem = {
     upgradeAvailable: { type: 'boolean' },
     web: { type: 'boolean', description: 'Whether the app has a web bundle, served under `/apps/<id>/`' },
     dependencies: { type: 'object', additionalProperties: { type: 'string' } },
+    category: { type: 'string', description: "The catalogue category the manifest names (`sales`, `hr`, …); absent when it names none" },
+    icon: { type: 'string', description: "The launcher mark the manifest gives; absent when it gives none" },
   },
 } as const;
 /** What each lifecycle step answers. */
@@ -78,6 +82,7 @@ const menuItem = {
     resource: { type: 'string', description: "That document type's resource (`/api/v1/<resource>`)" },
     path: { type: 'string', description: "A page of the app's own web bundle, under `/apps/<app>/`" },
     order: { type: 'integer' }, permission: { type: 'string' },
+    group: { type: 'string', description: "The heading the entry sits under in its app's menu, in the caller's language" },
   },
 };
 
@@ -105,6 +110,9 @@ export function appRoutes(deps: { runtime: AppRuntime; lifecycle: Lifecycle; per
   );
 
   return [
+    // The launcher's and the palette's reads across apps (new files; mounted with the app routes).
+    ...homeRoutes(deps),
+    ...searchRoutes(deps),
     core(
       {
         method: 'GET', url: '/api/v1/apps', operationId: 'core.listApps', summary: 'Apps available on the host and their state in this company',
@@ -128,6 +136,8 @@ export function appRoutes(deps: { runtime: AppRuntime; lifecycle: Lifecycle; per
               upgradeAvailable: !!row && row.state !== 'uninstalled' && row.version !== a.manifest.version,
               web: !!a.manifest.web,
               dependencies: a.manifest.dependencies ?? {},
+              ...(a.manifest.category ? { category: a.manifest.category } : {}),
+              ...(a.manifest.icon ? { icon: a.manifest.icon } : {}),
             };
           })
           .filter((a) => !onlyInstalled || a.state === 'enabled' || a.state === 'disabled');
@@ -152,6 +162,7 @@ export function appRoutes(deps: { runtime: AppRuntime; lifecycle: Lifecycle; per
                 app: a.manifest.id, id: m.id, label: m.label[req.lang], order: m.order, permission: m.permission,
                 ...(dt ? { documentType: dt.decl.name, resource: dt.resource } : {}),
                 ...(m.path ? { path: m.path } : {}),
+                ...(m.group ? { group: m.group[req.lang] } : {}),
               };
             }),
           )

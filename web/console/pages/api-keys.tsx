@@ -142,7 +142,7 @@ export function ApiKeys() {
       <ErrorBanner error={keys.error} />
       {keys.loading && !keys.data && <Loading />}
       {keys.data && (
-        <div class="table-wrap">
+        <div class="table-wrap stack-early">
           <table>
             <caption class="sr-only">{t('dev.keys')}</caption>
             <thead>
@@ -163,14 +163,14 @@ export function ApiKeys() {
               {keys.data.data.map((k) => (
                 <tr class={k.revokedAt ? 'revoked' : ''}>
                   <th scope="row">{k.name}</th>
-                  <td class="mono nowrap">{k.hint}</td>
-                  <td>{t(`role.${k.role}` as 'role.Viewer')}</td>
-                  <td class="mono">{k.scopes.join(', ')}</td>
-                  <td class="nowrap">{formatDateTime(k.createdAt)}</td>
-                  <td class="creator nowrap">{k.createdBy ? names.data?.get(k.createdBy) ?? <span class="mono small">{k.createdBy}</span> : <span class="muted">{t('keys.byOperator')}</span>}</td>
-                  <td class="nowrap">{k.lastUsedAt ? formatDateTime(k.lastUsedAt) : t('keys.never')}</td>
-                  <td class="nowrap">{k.expiresAt ? formatDateTime(k.expiresAt) : t('keys.noExpiry')}</td>
-                  <td>{k.revokedAt ? <span class="badge state-void">{t('keys.revoked')}</span> : k.expiresAt && Date.parse(k.expiresAt) <= Date.now() ? <span class="badge">{t('keys.expired')}</span> : <span class="badge state-paid">{t('keys.active')}</span>}</td>
+                  <td class="mono nowrap" data-label={t('keys.hint')}>{k.hint}</td>
+                  <td data-label={t('keys.role')}>{t(`role.${k.role}` as 'role.Viewer')}</td>
+                  <td class="mono break" data-label={t('keys.scopes')}>{k.scopes.join(', ')}</td>
+                  <td data-label={t('keys.created')}>{formatDateTime(k.createdAt)}</td>
+                  <td class="creator" data-label={t('keys.createdBy')}>{k.createdBy ? names.data?.get(k.createdBy) ?? <span class="mono small">{k.createdBy}</span> : <span class="muted">{t('keys.byOperator')}</span>}</td>
+                  <td data-label={t('keys.lastUsed')}>{k.lastUsedAt ? formatDateTime(k.lastUsedAt) : t('keys.never')}</td>
+                  <td data-label={t('keys.expires')}>{k.expiresAt ? formatDateTime(k.expiresAt) : t('keys.noExpiry')}</td>
+                  <td data-label={t('keys.status')}>{k.revokedAt ? <span class="badge state-void">{t('keys.revoked')}</span> : k.expiresAt && Date.parse(k.expiresAt) <= Date.now() ? <span class="badge">{t('keys.expired')}</span> : <span class="badge state-paid">{t('keys.active')}</span>}</td>
                   {manage && (
                     <td>
                       {!k.revokedAt && (

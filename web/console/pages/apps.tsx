@@ -1,11 +1,16 @@
-// Settings → Apps (Owner): install, enable, disable, upgrade after seeing the dry-run plan,
-// uninstall (data kept) and purge.
+// Settings → Manage apps (Owner): the catalogue, grouped by the manifests' categories, with
+// search and what each app needs; install (its dependencies first), enable, disable, upgrade
+// after seeing the dry-run plan, uninstall (data kept) and purge.
 import { useState } from 'preact/hooks';
 import { api } from '../api.ts';
-import { t } from '../i18n.ts';
+import { lang, t } from '../i18n.ts';
 import type { AppInfo } from '../types.ts';
 import { ConfirmDialog, Dialog, ErrorBanner, Loading, Notice, PageHeader, useAsync, useAction } from '../ui.tsx';
 import { useWorkspace } from '../workspace.tsx';
+import { AppMark } from '../app-mark.tsx';
+
+/** The manifests' categories in the catalogue's order (manifests/manifest.schema.ts), then apps that name none. */
+const CATEGORIES = ['sales', 'finance', 'hr', 'marketing', 'website', 'operations', 'services', 'productivity', 'industries', 'platform', 'other'];
 
 interface Diff {
   added?: string[];
@@ -47,11 +52,16 @@ export function Apps() {
       setConfirm(null);
       return t(`apps.done.${s}` as 'apps.done.enable', { name: app.name });
     });
-  const list = (apps.data?.data ?? []).filter((a) => !filter || `${a.name} ${a.id} ${a.description}`.toLowerCase().includes(filter.toLowerCase()));
+  const all = apps.data?.data ?? [];
+  const nameOf = (id: string) => all.find((a) => a.id === id)?.name ?? id;
+  const categoryOf = (a: AppInfo) => (a.category && CATEGORIES.includes(a.category) ? a.category : 'other');
+  const list = all.filter((a) => !filter || `${a.name} ${a.id} ${a.description} ${t(`category.${categoryOf(a)}` as 'category.sales')}`.toLowerCase().includes(filter.toLowerCase()));
+  const byCategory = CATEGORIES.map((c) => [c, list.filter((a) => categoryOf(a) === c)] as const).filter(([, xs]) => xs.length);
 
   return (
     <section>
       <PageHeader title={t('apps.title')} />
+      <p class="muted">{t('apps.intro')}</p>
       {notice && <Notice kind="success">{notice}</Notice>}
       <ErrorBanner error={error ?? apps.error} />
       <label for="app-filter" class="sr-only">
@@ -59,14 +69,26 @@ export function Apps() {
       </label>
       <input id="app-filter" type="search" placeholder={t('apps.filter')} value={filter} onInput={(e) => setFilter((e.currentTarget as HTMLInputElement).value)} />
       {apps.loading && !apps.data && <Loading />}
-      <ul class="cards apps">
-        {list.map((a) => (
+      {apps.data && list.length === 0 && <p class="empty">{t('apps.noMatch', { q: filter })}</p>}
+      {byCategory.map(([c, xs]) => (
+        <section aria-labelledby={`cat-${c}`}>
+          <h2 id={`cat-${c}`}>{t(`category.${c}` as 'category.sales')}</h2>
+          <ul class="cards apps">
+        {xs.map((a) => (
           <li class="card">
-            <h2 class="h3">{a.name}</h2>
-            <p class="muted small mono">
-              {a.id} · {a.installedVersion ?? a.version}
-            </p>
+            <div class="app-card-head">
+              <AppMark app={a} />
+              <div>
+                <h3 class="h3">{a.name}</h3>
+                <p class="muted small mono" dir="ltr">
+                  {a.id} · {a.installedVersion ?? a.version}
+                </p>
+              </div>
+            </div>
             <p>{a.description}</p>
+            <p class="small">
+              {Object.keys(a.dependencies ?? {}).length ? t('apps.needs', { apps: Object.keys(a.dependencies!).map(nameOf).join(lang() === 'ar' ? '، ' : ', ') }) : t('apps.needsNothing')}
+            </p>
             <p>
               <span class={`badge app-${a.state}`}>{t(`apps.state.${a.state}` as 'apps.state.enabled')}</span>
               {a.upgradeAvailable && <span class="badge">{t('apps.upgradeTo', { version: a.version })}</span>}
@@ -105,7 +127,9 @@ export function Apps() {
             </div>
           </li>
         ))}
-      </ul>
+          </ul>
+        </section>
+      ))}
       <ConfirmDialog
         open={confirm !== null}
         title={confirm ? t(`apps.confirm.${confirm.step}` as 'apps.confirm.disable', { name: confirm.app.name }) : ''}

@@ -9,6 +9,7 @@ import { t } from '../i18n.ts';
 import type { Doc, DocTypeMeta, FieldMeta, Page } from '../types.ts';
 import { ErrorBanner, Field, FilterActions, Loading, PageHeader, Pager, useAsync } from '../ui.tsx';
 import { useWorkspace } from '../workspace.tsx';
+import { StateBadge } from '../state-label.tsx';
 import { NotFound } from './not-found.tsx';
 
 /** The columns a list shows: a few writable scalar fields, then the last computed amount. */
@@ -18,10 +19,7 @@ export function listColumns(meta: DocTypeMeta): FieldMeta[] {
   return [...shown, ...computed];
 }
 
-export function StateBadge({ meta, state }: { meta: DocTypeMeta; state?: string }) {
-  if (!state) return null;
-  return <span class={`badge state-${state}`}>{meta.states.find((s) => s.name === state)?.label ?? state}</span>;
-}
+export { StateBadge };
 
 export function DocList({ resource }: { resource: string }) {
   const ws = useWorkspace();
@@ -130,16 +128,16 @@ export function DocList({ resource }: { resource: string }) {
                         <a href={`/d/${resource}/${d.id}`}>{meta.titleField && d[meta.titleField] ? String(d[meta.titleField]) : <span class="mono">{d.id}</span>}</a>
                       </th>
                       {columns.filter((c) => c.name !== meta.titleField).map((c) => (
-                        <td class={isNumeric(c) ? 'num' : ''}>
+                        <td class={isNumeric(c) ? 'num' : ''} data-label={c.label}>
                           <Value field={c} value={d[c.name]} currency={String(d.currency ?? ws.company.currency)} />
                         </td>
                       ))}
                       {meta.states.length > 0 && (
-                        <td>
+                        <td data-label={t('doc.state')}>
                           <StateBadge meta={meta} state={d.state} />
                         </td>
                       )}
-                      <td class="nowrap">{formatDateTime(d.createdAt)}</td>
+                      <td class="nowrap" data-label={t('doc.created')}>{formatDateTime(d.createdAt)}</td>
                     </tr>
                   ))}
                 </tbody>
