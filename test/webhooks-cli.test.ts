@@ -11,7 +11,7 @@ describe('diwan webhooks', () => {
   let host: Host;
   let company: Company;
   beforeAll(async () => {
-    host = await makeHost({ config: { webhooks: { ladder: [1], timeoutMs: 300, allowLoopback: true, allowPrivate: false, maxInFlightPerEndpoint: 2, rotationGraceSeconds: 60 } } });
+    host = await makeHost({ config: { webhooks: { ladder: [1], timeoutMs: 300, allowLoopback: true, allowPrivate: false, maxInFlightPerEndpoint: 2, rotationGraceSeconds: 60, jitter: 0 } } });
     ({ company } = await host.createCompany({ name: 'Test Co', currency: 'SAR', apps: ['invoicing'] }));
   });
   afterAll(() => host.close());

@@ -86,7 +86,7 @@ describe('diwan listen', () => {
     const cli = diwanListen(['--forward-to', r.url, '--company', co.company.id, '--url', `http://127.0.0.1:${port}`, '--topics', 'customer.*'], { DIWAN_KEY: co.keys.Admin });
     children.push(cli.child);
     const secretLine = await cli.waitForLine((l) => l.includes('signing secret'));
-    const secret = /(whsec_[A-Za-z0-9_-]{43})/.exec(secretLine)![1];
+    const secret = /(whsec_[A-Za-z0-9+/]{43}=)/.exec(secretLine)![1];
     expect(cli.lines.filter((l) => l.includes(secret))).toHaveLength(1);
     expect(cli.lines[0]).toContain(`Forwarding the events of ${co.company.id} (customer.*)`);
     await until(() => host.streams.size === 1, 5000, 'the CLI holding a stream');

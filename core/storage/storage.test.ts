@@ -288,6 +288,7 @@ describe.each(databases())('storage on $name', (database) => {
         id: 'we_1', companyId: 'co_a', url: 'https://example.com/hook', topics: ['invoice.*'], description: null, enabled: true,
         secret: 'sealed', previousSecret: null, previousSecretUntil: null, secretRotatedAt: null, createdAt: T0, updatedAt: T0,
         disabledReason: null, disabledAt: null, disabledDetail: null, failingSince: null, maxInFlight: null, ratePerSecond: null,
+        headers: { 'x-tenant': 'a' }, signingKey: null, publicKey: null,
       };
       /** One result under `token`: whether it was recorded. */
       const record = async (r: AttemptResult, token: string) => (await s.deliveries.recordMany([{ ...r, token }])).has(r.deliveryId);
@@ -307,7 +308,11 @@ describe.each(databases())('storage on $name', (database) => {
         await s.endpoints.update({ ...endpoint, id: 'we_2', enabled: true, previousSecret: 'old', previousSecretUntil: 1_780_000_000_000, secretRotatedAt: T1 });
         expect(await s.endpoints.get('co_a', 'we_2')).toMatchObject({ enabled: true, previousSecret: 'old', previousSecretUntil: 1_780_000_000_000 });
         await s.endpoints.reseal('we_2', 'resealed', 'old2');
-        expect((await s.endpoints.sealed()).find((e) => e.id === 'we_2')).toEqual({ id: 'we_2', secret: 'resealed', previousSecret: 'old2' });
+        expect((await s.endpoints.sealed()).find((e) => e.id === 'we_2')).toEqual({ id: 'we_2', secret: 'resealed', previousSecret: 'old2', signingKey: null });
+        await s.endpoints.reseal('we_2', 'resealed', 'old2', 'sealed-key');
+        expect((await s.endpoints.sealed()).find((e) => e.id === 'we_2')).toEqual({ id: 'we_2', secret: 'resealed', previousSecret: 'old2', signingKey: 'sealed-key' });
+        await s.endpoints.reseal('we_2', 'resealed2', null);
+        expect((await s.endpoints.sealed()).find((e) => e.id === 'we_2')).toMatchObject({ secret: 'resealed2', signingKey: 'sealed-key' });
       });
 
       it('deliveries: one per event and endpoint, due, leased, fenced, attempts, filters, recovery', async () => {
@@ -320,7 +325,7 @@ describe.each(databases())('storage on $name', (database) => {
         expect((await s.deliveries.dueEndpoints(now)).sort()).toEqual(['we_1', 'we_2']);
         expect(await s.deliveries.nextDue()).toBe(now - 10);
         // Leased oldest first, due ones only, each endpoint on its own; what is leased is taken once.
-        expect(await s.deliveries.leaseDue('we_1', now, 10, 'lse_a', now + 30_000, T1)).toEqual([{ id: 'dl_1', event_id: 'ev1', topic: 'invoice.created', attempts: 0 }]);
+        expect(await s.deliveries.leaseDue('we_1', now, 10, 'lse_a', now + 30_000, T1)).toEqual([{ id: 'dl_1', event_id: 'ev1', topic: 'invoice.created', attempts: 0, deferrals: 0 }]);
         expect((await s.deliveries.leaseDue('we_2', now, 10, 'lse_a', now + 30_000, T1)).map((r) => r.id)).toEqual(['dl_3']);
         expect(await s.deliveries.leaseDue('we_1', now, 10, 'lse_b', now + 30_000, T1)).toEqual([]);
         expect(await s.deliveries.get('we_1', 'dl_1')).toMatchObject({ state: 'in_flight', lease_token: 'lse_a', lease_until: now + 30_000, updated_at: T1 });
