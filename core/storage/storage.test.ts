@@ -155,6 +155,39 @@ describe.each(databases())('storage on $name', (database) => {
       }
     });
 
+    it('upgrades webhook tables from before custom headers, signing keys and deferrals in place: rows kept, the new columns empty', async () => {
+      const fresh = await database.location();
+      const f = await fresh.open();
+      try {
+        const d = f.db.dialect;
+        const eps = tables.find((t) => t.name === 'webhook_endpoints')!;
+        const dls = tables.find((t) => t.name === 'webhook_deliveries')!;
+        const { headers: _h, signing_key: _k, public_key: _p, ...oldEndpoint } = eps.columns;
+        const { deferrals: _d, ...oldDelivery } = dls.columns;
+        await f.db.exec('DROP TABLE webhook_endpoints');
+        await f.db.exec('DROP TABLE webhook_deliveries');
+        await f.db.exec(d.createTable({ ...eps, columns: oldEndpoint, indexes: {} }));
+        await f.db.exec(d.createTable({ ...dls, columns: oldDelivery, indexes: {} }));
+        await f.companies.insert({ id: 'co_u', name: 'U', currency: 'SAR', createdAt: T0 });
+        await f.db.run(
+          "INSERT INTO webhook_endpoints (id, company_id, url, topics, enabled, secret, created_at, updated_at) VALUES ('we_u', 'co_u', 'https://example.com/h', '[\"*\"]', 1, 'sealed', ?, ?)",
+          [T0, T0],
+        );
+        await f.db.run(
+          "INSERT INTO webhook_deliveries (id, company_id, endpoint_id, event_id, topic, state, attempts, next_attempt_at, created_at, updated_at) VALUES ('dl_u', 'co_u', 'we_u', 'ev_u', 'invoice.created', 'pending', 2, 5, ?, ?)",
+          [T0, T0],
+        );
+        const gap = await migrate(f.db);
+        expect(gap.columns.sort()).toEqual(['webhook_deliveries.deferrals', 'webhook_endpoints.headers', 'webhook_endpoints.public_key', 'webhook_endpoints.signing_key']);
+        expect(await f.endpoints.get('co_u', 'we_u')).toMatchObject({ id: 'we_u', secret: 'sealed', headers: null, signingKey: null, publicKey: null });
+        expect(await f.deliveries.leaseDue('we_u', 10, 5, 'lse_u', 1000, T1)).toEqual([{ id: 'dl_u', event_id: 'ev_u', topic: 'invoice.created', attempts: 2, deferrals: 0 }]);
+        expect(isCurrent(await migrate(f.db))).toBe(true);
+      } finally {
+        await f.close();
+        await fresh.drop();
+      }
+    });
+
     it('replaces the delivery indexes of every state with partial ones (a data step, once)', async () => {
       const fresh = await database.location();
       const f = await fresh.open();
