@@ -230,7 +230,7 @@ describe('retry jitter (driven clock)', () => {
     const r = await receiver(answer(500));
     try {
       const co = await createCompany(host);
-      const eps = [];
+      const eps: { id: string }[] = [];
       for (let i = 0; i < 12; i++) eps.push(await addEndpoint(co.as(), { url: r.url, topics: ['invoice.overdue'] }));
       await host.catalogue.trigger(co.company.id, 'invoice.overdue', CLI_ACTOR);
       // waits[step][endpoint]: how long after its failed attempt each delivery was scheduled.
