@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Host } from '../core/host.ts';
-import { verifySignature } from '../sdk/verify-signature.ts';
+import { verifySignature, verifyWebhook } from '../sdk/verify-signature.ts';
 import { client, createCompany, createCustomer, makeHost, receiver, status, until, type Receiver, type TestCompany } from './webhooks-kit.ts';
 
 const BIN = path.resolve(import.meta.dirname, '../cli/bin.js');
@@ -97,6 +97,10 @@ describe('diwan listen', () => {
     // Signed exactly as deliveries are: the SDK's verifier accepts it with the printed secret.
     expect(verifySignature(got.raw, got.headers['x-service-signature'] as string, secret)).toMatchObject({ ok: true });
     expect(verifySignature(got.raw, got.headers['x-service-signature'] as string, 'whsec_another')).toMatchObject({ ok: false, reason: 'mismatch' });
+    // The Standard Webhooks headers too, as deliveries carry them.
+    expect(got.headers['webhook-id']).toBe(got.body.id);
+    expect(verifyWebhook(got.raw, got.headers as Record<string, string>, secret)).toMatchObject({ ok: true });
+    expect(verifyWebhook(got.raw, got.headers as Record<string, string>, 'whsec_another')).toMatchObject({ ok: false, reason: 'mismatch' });
     expect(got.headers['x-diwan-event-id']).toBe(got.body.id);
     expect(got.headers['x-diwan-delivery-id']).toMatch(/^dlv_/);
     expect(got.headers['content-type']).toBe('application/json');
