@@ -166,12 +166,14 @@ describe('the consumer’s signals (driven clock)', () => {
   it('custom headers arrive with every delivery, beside the signature headers; PATCH replaces them, null removes them', async () => {
     const co = await createCompany(host);
     const r = await rcv(ok200);
-    const ep = await addEndpoint(co.as(), { url: r.url, topics: ['invoice.overdue'], headers: { 'X-Tenant': 'acme', authorization: 'Bearer for-the-receiver', 'user-agent': 'Acme-Hooks' } });
-    expect(ep.headers).toEqual({ 'x-tenant': 'acme', authorization: 'Bearer for-the-receiver', 'user-agent': 'Acme-Hooks' });
+    const ep = await addEndpoint(co.as(), {
+      url: r.url, topics: ['invoice.overdue'], headers: { 'X-Tenant': 'acme', authorization: 'Bearer for-the-receiver', 'user-agent': 'Acme-Hooks', constructor: 'a plain name too' },
+    });
+    expect(ep.headers).toEqual({ 'x-tenant': 'acme', authorization: 'Bearer for-the-receiver', 'user-agent': 'Acme-Hooks', constructor: 'a plain name too' });
     expect((await endpoint(co, ep.id)).headers).toEqual(ep.headers);
     await trigger(co, ep.id);
     await host.webhooks.runDue();
-    expect(r.got[0].headers).toMatchObject({ 'x-tenant': 'acme', authorization: 'Bearer for-the-receiver', 'user-agent': 'Acme-Hooks', 'content-type': 'application/json' });
+    expect(r.got[0].headers).toMatchObject({ 'x-tenant': 'acme', authorization: 'Bearer for-the-receiver', 'user-agent': 'Acme-Hooks', constructor: 'a plain name too', 'content-type': 'application/json' });
     expect(r.got[0].headers['x-service-signature']).toMatch(/^t=\d+,v1=[0-9a-f]{64}$/);
     expect(r.got[0].headers['webhook-signature']).toMatch(/^v1,/);
 

@@ -73,6 +73,8 @@ export function checkHeaders(input: unknown): { headers: Record<string, string> 
     return { headers: null, details: [{ in: 'body', pointer: '/headers', rule: 'type', message: 'headers must be an object of header names to string values' }] };
   }
   const out: Record<string, string> = {};
+  // Not `name in out`: an object answers true for `constructor` and the like.
+  const seen = new Set<string>();
   const entries = Object.entries(input as Record<string, unknown>);
   const problem = (name: string, rule: string, message: string, extra: ErrorDetail = {}) =>
     details.push({ in: 'body', pointer: `/headers/${name.replace(/~/g, '~0').replace(/\//g, '~1')}`, rule, message, header: name, ...extra });
@@ -105,10 +107,11 @@ export function checkHeaders(input: unknown): { headers: Record<string, string> 
       problem(name, 'header_value', `the value of ${lower} must be printable ASCII (tabs allowed, no line breaks, no leading or trailing space), at most ${MAX_HEADER_VALUE} characters`);
       continue;
     }
-    if (lower in out) {
+    if (seen.has(lower)) {
       problem(name, 'duplicate', `the header ${lower} is given twice (names are case-insensitive)`);
       continue;
     }
+    seen.add(lower);
     out[lower] = value;
   }
   if (bytes > MAX_HEADERS_BYTES) {
