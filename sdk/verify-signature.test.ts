@@ -7,6 +7,7 @@ import { generateSecret, generateSigningKeyPair, signHeader, standardSignatureHe
 interface Vectors {
   sign: { name: string; secrets: string[]; t: number; body: string; header: string }[];
   verify: { name: string; secrets: string[]; body: string; header: string; now: number; toleranceSeconds?: number; expect: VerifyResult }[];
+  standard: { name: string; secrets: string[]; id: string; t: number; body: string; signature: string }[];
 }
 const vectors: Vectors = JSON.parse(readFileSync(new URL('./signature-test-vectors.json', import.meta.url), 'utf8'));
 
@@ -106,6 +107,12 @@ describe('verifySignature', () => {
 describe('verifyStandardSignature and verifyWebhook (Standard Webhooks headers)', () => {
   const t = 1767225600;
   const body = '{"id":"evt_1","type":"invoice.created","data":{"name":"شركة"}}';
+
+  it.each(vectors.standard.map((v) => [v.name, v] as const))('standard vector verifies with each of its secrets, and not with another: %s', (_name, v) => {
+    const headers = { id: v.id, timestamp: String(v.t), signature: v.signature };
+    for (const secret of v.secrets) expect(verifyStandardSignature(v.body, headers, secret, { now: v.t })).toEqual({ ok: true, timestamp: v.t });
+    expect(verifyStandardSignature(v.body, headers, 'whsec_' + Buffer.alloc(32, 9).toString('base64'), { now: v.t })).toEqual({ ok: false, reason: 'mismatch' });
+  });
 
   it('accepts a v1 of any secret it holds, new-form and older secrets alike, and a v1a of a public key it holds', () => {
     const [newer, older] = [generateSecret(), 'whsec_AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8'];

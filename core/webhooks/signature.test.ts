@@ -6,7 +6,10 @@ import {
   generateSecret, generateSigningKeyPair, publicKeyOf, secretKeyBytes, signatureHeader, signHeader, signOnce, signStandardOnce, standardSecret, standardSignatureHeader, unixSeconds,
 } from './signature.ts';
 
-const vectors: { sign: { name: string; secrets: string[]; t: number; body: string; header: string }[] } = JSON.parse(
+const vectors: {
+  sign: { name: string; secrets: string[]; t: number; body: string; header: string }[];
+  standard: { name: string; secrets: string[]; id: string; t: number; body: string; signature: string }[];
+} = JSON.parse(
   readFileSync(new URL('../../sdk/signature-test-vectors.json', import.meta.url), 'utf8'),
 );
 
@@ -14,6 +17,13 @@ describe('signature', () => {
   it.each(vectors.sign.map((v) => [v.name, v] as const))('reproduces the published vector: %s', (_name, v) => {
     expect(signHeader(v.secrets, v.t, v.body)).toBe(v.header);
     expect(signatureHeader(v.t, v.secrets.map((s) => signOnce(s, v.t, v.body)))).toBe(v.header);
+  });
+
+  it.each(vectors.standard.map((v) => [v.name, v] as const))('reproduces the published Standard Webhooks vector: %s', (_name, v) => {
+    expect(standardSignatureHeader(v.secrets, v.id, v.t, v.body)).toBe(v.signature);
+    // Written out: base64 HMAC-SHA256 of "<id>.<t>.<body>" keyed with the base64-decoded bytes after whsec_.
+    const decoded = (s: string) => Buffer.from(s.slice(6), s.endsWith('=') ? 'base64' : 'base64url');
+    expect(v.secrets.map((s) => `v1,${createHmac('sha256', decoded(s)).update(`${v.id}.${v.t}.${v.body}`).digest('base64')}`).join(' ')).toBe(v.signature);
   });
 
   it('signOnce is HMAC-SHA256 of "<t>.<body>" keyed by the whole secret string', () => {
