@@ -284,7 +284,8 @@ export class Dispatcher {
       // The pool is closed or a worker failed: sign on this thread rather than not at all.
       signed = items.map((it) => ({ signature: signHeader(it.secrets, it.t, it.body), standard: standardSignatureHeader(it.secrets, it.id!, it.t, it.body, it.signingKey) }));
     }
-    const attempts = rows.map((r, i) => this.attempt(r, taken.token, items[i].body, t, signed[i]));
+    const ts = String(t);
+    const attempts = rows.map((r, i) => this.attempt(r, taken.token, items[i].body, ts, signed[i]));
     await Promise.all(attempts);
     return rows.length;
   }
@@ -344,10 +345,10 @@ export class Dispatcher {
   }
 
   /** The headers of one delivery: the endpoint's own, then the host's (which a custom header never replaces: endpoints.ts refuses them). */
-  private headersOf(r: DueRow, t: number, signed: Signed): Record<string, string> {
+  private headersOf(r: DueRow, t: string, signed: Signed): Record<string, string> {
     if (r.headers === null) {
       return {
-        [SIGNATURE_HEADER]: signed.signature, [STANDARD_ID_HEADER]: r.event_id, [STANDARD_TIMESTAMP_HEADER]: String(t), [STANDARD_SIGNATURE_HEADER]: signed.standard,
+        [SIGNATURE_HEADER]: signed.signature, [STANDARD_ID_HEADER]: r.event_id, [STANDARD_TIMESTAMP_HEADER]: t, [STANDARD_SIGNATURE_HEADER]: signed.standard,
         [EVENT_ID_HEADER]: r.event_id, [DELIVERY_ID_HEADER]: r.id, 'content-type': 'application/json',
       };
     }
@@ -361,7 +362,7 @@ export class Dispatcher {
     for (const name in custom) headers[name] = custom[name];
     headers[SIGNATURE_HEADER] = signed.signature;
     headers[STANDARD_ID_HEADER] = r.event_id;
-    headers[STANDARD_TIMESTAMP_HEADER] = String(t);
+    headers[STANDARD_TIMESTAMP_HEADER] = t;
     headers[STANDARD_SIGNATURE_HEADER] = signed.standard;
     headers[EVENT_ID_HEADER] = r.event_id;
     headers[DELIVERY_ID_HEADER] = r.id;
@@ -369,7 +370,8 @@ export class Dispatcher {
     return headers;
   }
 
-  private attempt(r: DueRow, token: string, body: Buffer, t: number, signed: Signed): Promise<void> {
+  /** `t`: the signing time (Unix seconds) as sent in webhook-timestamp. */
+  private attempt(r: DueRow, token: string, body: Buffer, t: string, signed: Signed): Promise<void> {
     const { config, clock } = this.deps;
     this.leases.set(r.id, token);
     const p = (async () => {
