@@ -6,5 +6,8 @@ export type {
 export type { Manifest, DocumentTypeDecl, FieldDecl, EventFamilyDecl, TopicDecl, PermissionDecl, MenuDecl, Role, SourceDecl, ScheduleDecl } from '../manifests/manifest.schema.ts';
 export { multiplyToMinor, toMinor, fromMinor, roundMoney, minorDigits } from './money.ts';
 export { AppError, fieldError } from './errors.ts';
-export { verifySignature, SIGNATURE_HEADER, type VerifyResult, type VerifyFailure, type VerifyOptions } from './verify-signature.ts';
+export {
+  verifySignature, verifyStandardSignature, verifyWebhook, standardSecret, SIGNATURE_HEADER, STANDARD_HEADERS,
+  type VerifyResult, type VerifyFailure, type VerifyOptions, type StandardVerifyOptions,
+} from './verify-signature.ts';
 export type { ErrorCode } from './errors.ts';

@@ -1,11 +1,13 @@
 import { createHmac } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { verifySignature, type VerifyResult } from './verify-signature.ts';
+import { standardSecret, verifySignature, verifyStandardSignature, verifyWebhook, type VerifyResult } from './verify-signature.ts';
+import { generateSecret, generateSigningKeyPair, signHeader, standardSignatureHeader } from '../core/webhooks/signature.ts';
 
 interface Vectors {
   sign: { name: string; secrets: string[]; t: number; body: string; header: string }[];
   verify: { name: string; secrets: string[]; body: string; header: string; now: number; toleranceSeconds?: number; expect: VerifyResult }[];
+  standard: { name: string; secrets: string[]; id: string; t: number; body: string; signature: string }[];
 }
 const vectors: Vectors = JSON.parse(readFileSync(new URL('./signature-test-vectors.json', import.meta.url), 'utf8'));
 
@@ -99,5 +101,59 @@ describe('verifySignature', () => {
     expect(() => verifySignature(body, header, secret, { toleranceSeconds: NaN })).toThrow(TypeError);
     expect(() => verifySignature(body, header, secret, { toleranceSeconds: -1 })).toThrow(TypeError);
     expect(() => verifySignature(body, header, secret, { now: NaN })).toThrow(TypeError);
+  });
+});
+
+describe('verifyStandardSignature and verifyWebhook (Standard Webhooks headers)', () => {
+  const t = 1767225600;
+  const body = '{"id":"evt_1","type":"invoice.created","data":{"name":"شركة"}}';
+
+  it.each(vectors.standard.map((v) => [v.name, v] as const))('standard vector verifies with each of its secrets, and not with another: %s', (_name, v) => {
+    const headers = { id: v.id, timestamp: String(v.t), signature: v.signature };
+    for (const secret of v.secrets) expect(verifyStandardSignature(v.body, headers, secret, { now: v.t })).toEqual({ ok: true, timestamp: v.t });
+    expect(verifyStandardSignature(v.body, headers, 'whsec_' + Buffer.alloc(32, 9).toString('base64'), { now: v.t })).toEqual({ ok: false, reason: 'mismatch' });
+  });
+
+  it('accepts a v1 of any secret it holds, new-form and older secrets alike, and a v1a of a public key it holds', () => {
+    const [newer, older] = [generateSecret(), 'whsec_AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8'];
+    const pair = generateSigningKeyPair();
+    const signature = standardSignatureHeader([newer, older], 'evt_1', t, body, pair.signingKey);
+    const headers = { id: 'evt_1', timestamp: String(t), signature };
+    expect(verifyStandardSignature(body, headers, newer, { now: t })).toEqual({ ok: true, timestamp: t });
+    expect(verifyStandardSignature(Buffer.from(body), headers, [older], { now: t })).toEqual({ ok: true, timestamp: t });
+    // The older secret in the standard's spelling is the same key.
+    expect(standardSecret(older)).toBe(`whsec_${Buffer.from(Array.from({ length: 32 }, (_, i) => i)).toString('base64')}`);
+    expect(verifyStandardSignature(body, headers, standardSecret(older), { now: t })).toEqual({ ok: true, timestamp: t });
+    // Only the v1a: the public key verifies it, another does not.
+    const onlyEd = { ...headers, signature: signature.split(' ').filter((p) => p.startsWith('v1a,')).join(' ') };
+    expect(verifyStandardSignature(body, onlyEd, [], { now: t, publicKeys: pair.publicKey })).toEqual({ ok: true, timestamp: t });
+    expect(verifyStandardSignature(body, onlyEd, [], { now: t, publicKeys: [generateSigningKeyPair().publicKey] })).toEqual({ ok: false, reason: 'mismatch' });
+    expect(verifyStandardSignature(body, onlyEd, [newer], { now: t })).toEqual({ ok: false, reason: 'no_v1' });
+  });
+
+  it('refuses another secret, a changed body or id, an old or future timestamp, and malformed headers', () => {
+    const secret = generateSecret();
+    const headers = { id: 'evt_1', timestamp: String(t), signature: standardSignatureHeader([secret], 'evt_1', t, body) };
+    expect(verifyStandardSignature(body, headers, generateSecret(), { now: t })).toEqual({ ok: false, reason: 'mismatch' });
+    expect(verifyStandardSignature(`${body}\n`, headers, secret, { now: t })).toEqual({ ok: false, reason: 'mismatch' });
+    expect(verifyStandardSignature(body, { ...headers, id: 'evt_2' }, secret, { now: t })).toEqual({ ok: false, reason: 'mismatch' });
+    expect(verifyStandardSignature(body, headers, secret, { now: t + 301 })).toEqual({ ok: false, reason: 'timestamp_out_of_tolerance' });
+    expect(verifyStandardSignature(body, headers, secret, { now: t - 301 })).toEqual({ ok: false, reason: 'timestamp_out_of_tolerance' });
+    expect(verifyStandardSignature(body, { ...headers, timestamp: 'soon' }, secret, { now: t })).toEqual({ ok: false, reason: 'malformed' });
+    expect(verifyStandardSignature(body, { ...headers, id: undefined }, secret, { now: t })).toEqual({ ok: false, reason: 'malformed' });
+    expect(verifyStandardSignature(body, { ...headers, signature: 'v2,abc' }, secret, { now: t })).toEqual({ ok: false, reason: 'no_v1' });
+    expect(() => verifyStandardSignature(body, headers, [], { now: t })).toThrow(TypeError);
+  });
+
+  it('verifyWebhook checks the Standard Webhooks headers when present, else x-service-signature, with the same secret', () => {
+    const secret = generateSecret();
+    const standard = { 'webhook-id': 'evt_1', 'webhook-timestamp': String(t), 'webhook-signature': standardSignatureHeader([secret], 'evt_1', t, body) };
+    const spec = { 'x-service-signature': signHeader([secret], t, body) };
+    expect(verifyWebhook(body, standard, secret, { now: t })).toEqual({ ok: true, timestamp: t });
+    expect(verifyWebhook(body, spec, secret, { now: t })).toEqual({ ok: true, timestamp: t });
+    expect(verifyWebhook(body, new Headers({ ...standard, ...spec }), secret, { now: t })).toEqual({ ok: true, timestamp: t });
+    expect(verifyWebhook(body, { 'Webhook-Id': 'evt_1', 'Webhook-Timestamp': String(t), 'Webhook-Signature': standard['webhook-signature'] }, secret, { now: t })).toEqual({ ok: true, timestamp: t });
+    expect(verifyWebhook(body, spec, generateSecret(), { now: t })).toEqual({ ok: false, reason: 'mismatch' });
+    expect(verifyWebhook(body, {}, secret, { now: t })).toEqual({ ok: false, reason: 'malformed' });
   });
 });

@@ -18,7 +18,7 @@ describe('loadConfig', () => {
       port: 3000, host: '127.0.0.1', bodyLimit: 1_048_576, rateLimitPerMinute: 6000, jsonMaxDepth: 32,
       headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, authFailLimit: 30, authFailWindowSeconds: 60, authFailMaxTracked: 50_000,
     });
-    expect(c.webhooks).toEqual({ ladder: [60, 300, 1800, 7200, 43200], timeoutMs: 10_000, allowLoopback: false, allowPrivate: false, maxInFlightPerEndpoint: 4, rotationGraceSeconds: 86_400, leaseMs: 30_000 });
+    expect(c.webhooks).toEqual({ ladder: [60, 300, 1800, 7200, 43200], timeoutMs: 10_000, allowLoopback: false, allowPrivate: false, maxInFlightPerEndpoint: 4, rotationGraceSeconds: 86_400, jitter: 0.1, leaseMs: 30_000 });
   });
 
   it('listens on loopback unless HOST says otherwise (issue 29: a laptop does not serve its network)', () => {

@@ -9,7 +9,9 @@ import { createCompany, makeHost, writeTempApp } from './helpers.ts';
 import { buildHost } from '../core/host.ts';
 import { documentAjv } from './fuzz/oracle.ts';
 import { eventBody, EVENT_ID_HEADER, DELIVERY_ID_HEADER } from '../core/webhooks/dispatcher.ts';
-import { SIGNATURE_HEADER, signHeader } from '../core/webhooks/signature.ts';
+import {
+  SIGNATURE_HEADER, STANDARD_ID_HEADER, STANDARD_SIGNATURE_HEADER, STANDARD_TIMESTAMP_HEADER, generateSecret, generateSigningKeyPair, signHeader, standardSignatureHeader,
+} from '../core/webhooks/signature.ts';
 import { WEBHOOK_HEADERS } from '../core/openapi/webhooks.ts';
 import { inlineResponses } from './openapi-refs.ts';
 
@@ -185,16 +187,26 @@ describe('OpenAPI document', () => {
     const cat = (await co.as().get('/api/v1/events/catalogue')).json().data as { families: { topics: { topic: string; example: unknown }[] }[] };
     const topics = cat.families.flatMap((f) => f.topics);
     expect(Object.keys(doc.webhooks ?? {}).sort()).toEqual(topics.map((t) => t.topic).sort());
-    expect(WEBHOOK_HEADERS).toEqual({ signature: SIGNATURE_HEADER, eventId: EVENT_ID_HEADER, deliveryId: DELIVERY_ID_HEADER });
+    expect(WEBHOOK_HEADERS).toEqual({
+      signature: SIGNATURE_HEADER, standardId: STANDARD_ID_HEADER, standardTimestamp: STANDARD_TIMESTAMP_HEADER, standardSignature: STANDARD_SIGNATURE_HEADER,
+      eventId: EVENT_ID_HEADER, deliveryId: DELIVERY_ID_HEADER,
+    });
     const params = doc.components.parameters!;
     expect(Object.values(params).map((p) => [p.name, p.in, p.required])).toEqual([
       [SIGNATURE_HEADER, 'header', true],
+      [STANDARD_ID_HEADER, 'header', true],
+      [STANDARD_TIMESTAMP_HEADER, 'header', true],
+      [STANDARD_SIGNATURE_HEADER, 'header', true],
       [EVENT_ID_HEADER, 'header', true],
       [DELIVERY_ID_HEADER, 'header', true],
     ]);
     const signature = new RegExp(params.WebhookSignature.schema.pattern as string);
     expect(signHeader(['whsec_a'], 1_700_000_000, '{}')).toMatch(signature);
     expect(signHeader(['whsec_a', 'whsec_b'], 1_700_000_000, '{}')).toMatch(signature);
+    const standard = new RegExp(params.WebhookStandardSignature.schema.pattern as string);
+    const [s1, s2] = [generateSecret(), generateSecret()];
+    expect(standardSignatureHeader([s1], 'evt_1', 1_700_000_000, '{}')).toMatch(standard);
+    expect(standardSignatureHeader([s1, s2], 'evt_1', 1_700_000_000, '{}', generateSigningKeyPair().signingKey)).toMatch(standard);
 
     const { compile } = documentAjv(doc);
     for (const { topic, example } of topics) {

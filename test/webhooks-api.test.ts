@@ -7,7 +7,7 @@ import type { HostConfig } from '../core/kernel/config.ts';
 import { column, count, createCompany, expectError, makeHost, scalar, type TestCompany } from './webhook-helpers.ts';
 
 const BASE = '/api/v1/webhook-endpoints';
-const WEBHOOKS: HostConfig['webhooks'] = { ladder: [1, 2], timeoutMs: 300, allowLoopback: true, allowPrivate: false, maxInFlightPerEndpoint: 2, rotationGraceSeconds: 60 };
+const WEBHOOKS: HostConfig['webhooks'] = { ladder: [1, 2], timeoutMs: 300, allowLoopback: true, allowPrivate: false, maxInFlightPerEndpoint: 2, rotationGraceSeconds: 60, jitter: 0 };
 const URL_OK = 'http://127.0.0.1:9/hook';
 
 describe('webhook endpoints API', () => {
@@ -31,7 +31,7 @@ describe('webhook endpoints API', () => {
     const res = await a.as().post(BASE, { url: URL_OK, topics: ['invoice.*', 'customer.created'], description: 'ERP sync' });
     expect(res.statusCode, res.body).toBe(201);
     const ep = res.json().data;
-    expect(ep).toMatchObject({ id: expect.stringMatching(/^whe_/), url: URL_OK, topics: ['invoice.*', 'customer.created'], description: 'ERP sync', enabled: true, secret: expect.stringMatching(/^whsec_[A-Za-z0-9_-]{43}$/), warnings: [] });
+    expect(ep).toMatchObject({ id: expect.stringMatching(/^whe_/), url: URL_OK, topics: ['invoice.*', 'customer.created'], description: 'ERP sync', enabled: true, secret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]{43}=$/), warnings: [] });
     const list = await a.as().get(BASE);
     expect(list.statusCode).toBe(200);
     expect(list.json()).toMatchObject({ total: 1, page: 1, pageSize: 20 });

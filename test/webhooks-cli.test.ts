@@ -11,7 +11,7 @@ describe('diwan webhooks', () => {
   let host: Host;
   let company: Company;
   beforeAll(async () => {
-    host = await makeHost({ config: { webhooks: { ladder: [1], timeoutMs: 300, allowLoopback: true, allowPrivate: false, maxInFlightPerEndpoint: 2, rotationGraceSeconds: 60 } } });
+    host = await makeHost({ config: { webhooks: { ladder: [1], timeoutMs: 300, allowLoopback: true, allowPrivate: false, maxInFlightPerEndpoint: 2, rotationGraceSeconds: 60, jitter: 0 } } });
     ({ company } = await host.createCompany({ name: 'Test Co', currency: 'SAR', apps: ['invoicing'] }));
   });
   afterAll(() => host.close());
@@ -84,5 +84,20 @@ describe('diwan webhooks', () => {
 
     await expect(run('log', { endpointId: ep.id }, { delivery: 'dlv_nope' })).rejects.toMatchObject({ code: 'NOT_FOUND' });
     await run('remove', { endpointId: ep.id });
+  });
+
+  it('add --headers (JSON) and --asymmetric: shown on the endpoint; bad headers refused, each one named', async () => {
+    const added = (await run('add', {}, { url: 'http://127.0.0.1:9/hook', topics: 'invoice.*', headers: '{"X-Tenant":"acme"}', asymmetric: true, json: false })) as {
+      data: { id: string; headers: Record<string, string>; publicKey: string | null };
+      text: string;
+    };
+    expect(added.data.headers).toEqual({ 'x-tenant': 'acme' });
+    expect(added.data.publicKey).toMatch(/^whpk_/);
+    expect(added.text).toContain('x-tenant: acme');
+    expect(added.text).toContain(added.data.publicKey!);
+    const refused = run('add', {}, { url: 'http://127.0.0.1:9/hook', topics: 'invoice.*', headers: '{"connection":"close","webhook-id":"x"}' });
+    await expect(refused).rejects.toMatchObject({ code: 'VALIDATION_ERROR', details: [expect.objectContaining({ header: 'connection' }), expect.objectContaining({ header: 'webhook-id' })] });
+    await expect(run('add', {}, { url: 'http://127.0.0.1:9/hook', topics: 'invoice.*', headers: 'x-tenant: acme' })).rejects.toMatchObject({ code: 'VALIDATION_ERROR' });
+    await run('remove', { endpointId: added.data.id });
   });
 });

@@ -15,7 +15,7 @@ import { unixSeconds } from '../core/webhooks/signature.ts';
 import { column, createCompany, createCustomer, invoiceBody, makeHost, scalar, type TestCompany } from './webhook-helpers.ts';
 import { ok200, receiver, type Behaviour, type Receiver } from './webhooks-kit.ts';
 
-const WEBHOOKS: HostConfig['webhooks'] = { ladder: [1, 2, 3], timeoutMs: 300, allowLoopback: true, allowPrivate: false, maxInFlightPerEndpoint: 2, rotationGraceSeconds: 60 };
+const WEBHOOKS: HostConfig['webhooks'] = { ladder: [1, 2, 3], timeoutMs: 300, allowLoopback: true, allowPrivate: false, maxInFlightPerEndpoint: 2, rotationGraceSeconds: 60, jitter: 0 };
 
 /** Stripe-style verification written out by hand: HMAC-SHA256 of `${t}.${rawBody}`, any v1 matching. */
 function stripeStyleCheck(raw: string, header: string, secret: string): boolean {

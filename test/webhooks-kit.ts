@@ -18,6 +18,8 @@ export type Res = LightMyRequestResponse;
 
 export const WEBHOOKS: HostConfig['webhooks'] = {
   ladder: [1, 2, 3], timeoutMs: 1000, allowLoopback: true, allowPrivate: false, maxInFlightPerEndpoint: 4, rotationGraceSeconds: 60,
+  // Exact retry times: the ladder tests step the clock to them (jitter has its own tests).
+  jitter: 0,
 };
 
 export function invoicingSources(): AppSource[] {

@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Host } from '../core/host.ts';
-import { verifySignature } from '../sdk/verify-signature.ts';
+import { verifySignature, verifyWebhook } from '../sdk/verify-signature.ts';
 import { client, createCompany, createCustomer, makeHost, receiver, status, until, type Receiver, type TestCompany } from './webhooks-kit.ts';
 
 const BIN = path.resolve(import.meta.dirname, '../cli/bin.js');
@@ -86,7 +86,7 @@ describe('diwan listen', () => {
     const cli = diwanListen(['--forward-to', r.url, '--company', co.company.id, '--url', `http://127.0.0.1:${port}`, '--topics', 'customer.*'], { DIWAN_KEY: co.keys.Admin });
     children.push(cli.child);
     const secretLine = await cli.waitForLine((l) => l.includes('signing secret'));
-    const secret = /(whsec_[A-Za-z0-9_-]{43})/.exec(secretLine)![1];
+    const secret = /(whsec_[A-Za-z0-9+/]{43}=)/.exec(secretLine)![1];
     expect(cli.lines.filter((l) => l.includes(secret))).toHaveLength(1);
     expect(cli.lines[0]).toContain(`Forwarding the events of ${co.company.id} (customer.*)`);
     await until(() => host.streams.size === 1, 5000, 'the CLI holding a stream');
@@ -97,6 +97,10 @@ describe('diwan listen', () => {
     // Signed exactly as deliveries are: the SDK's verifier accepts it with the printed secret.
     expect(verifySignature(got.raw, got.headers['x-service-signature'] as string, secret)).toMatchObject({ ok: true });
     expect(verifySignature(got.raw, got.headers['x-service-signature'] as string, 'whsec_another')).toMatchObject({ ok: false, reason: 'mismatch' });
+    // The Standard Webhooks headers too, as deliveries carry them.
+    expect(got.headers['webhook-id']).toBe(got.body.id);
+    expect(verifyWebhook(got.raw, got.headers as Record<string, string>, secret)).toMatchObject({ ok: true });
+    expect(verifyWebhook(got.raw, got.headers as Record<string, string>, 'whsec_another')).toMatchObject({ ok: false, reason: 'mismatch' });
     expect(got.headers['x-diwan-event-id']).toBe(got.body.id);
     expect(got.headers['x-diwan-delivery-id']).toMatch(/^dlv_/);
     expect(got.headers['content-type']).toBe('application/json');

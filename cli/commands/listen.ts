@@ -2,7 +2,7 @@
 // [--url http://localhost:3000]`, as `stripe listen` does: the CLI holds the event stream of a
 // running Diwan (`GET /api/v1/events/stream`, authenticated by the key like every route),
 // prints a signing secret made for this session, and forwards each event to the local URL
-// signed exactly as deliveries are (`x-service-signature: t=…,v1=…`, the event and delivery id
+// signed exactly as deliveries are (`x-service-signature: t=…,v1=…` and the Standard Webhooks headers, the event and delivery id
 // headers, the same body bytes), one line per event with the receiver's answer. Nothing on the
 // server needs to reach the local machine. If the stream drops (the server restarts), it
 // reconnects and resumes after the last event it got (`Last-Event-ID`). Ctrl-C stops it.
@@ -14,7 +14,9 @@ import https from 'node:https';
 import { DiwanError } from '../../core/kernel/errors/diwan-error.ts';
 import type { ErrorCode } from '../../core/kernel/errors/codes.ts';
 import { newId } from '../../core/kernel/ids.ts';
-import { SIGNATURE_HEADER, generateSecret, signHeader, unixSeconds } from '../../core/webhooks/signature.ts';
+import {
+  SIGNATURE_HEADER, STANDARD_ID_HEADER, STANDARD_SIGNATURE_HEADER, STANDARD_TIMESTAMP_HEADER, generateSecret, signHeader, standardSignatureHeader, unixSeconds,
+} from '../../core/webhooks/signature.ts';
 import { UsageError, write } from '../output.ts';
 import { recordedPublicUrl } from '../public-url.ts';
 import type { Command, CommandContext, CommandGroup } from './command.ts';
@@ -22,7 +24,7 @@ import type { Command, CommandContext, CommandGroup } from './command.ts';
 const TEXT = {
   en: {
     ready: 'Ready. Forwarding the events of {company} ({topics}) from {url} to {forward}.',
-    secret: 'Your webhook signing secret for this session is {secret} (shown this once; verify x-service-signature with it).',
+    secret: 'Your webhook signing secret for this session is {secret} (shown this once; verify x-service-signature or webhook-signature with it).',
     failed: 'failed: {failure}{detail}',
     dropped: 'The stream ended ({reason}); reconnecting in {seconds} s…',
     back: 'Reconnected; resuming after the last event received.',
@@ -33,7 +35,7 @@ const TEXT = {
   },
   ar: {
     ready: 'جاهز. تُمرَّر أحداث {company} ({topics}) من {url} إلى {forward}.',
-    secret: 'سر توقيع الويب هوك لهذه الجلسة هو {secret} (يظهر مرة واحدة؛ تحقق به من x-service-signature).',
+    secret: 'سر توقيع الويب هوك لهذه الجلسة هو {secret} (يظهر مرة واحدة؛ تحقق به من x-service-signature أو webhook-signature).',
     failed: 'أخفق: {failure}{detail}',
     dropped: 'انتهى البث ({reason})؛ إعادة الاتصال بعد {seconds} ث…',
     back: 'أُعيد الاتصال؛ يُستأنف بعد آخر حدث وصل.',
@@ -154,11 +156,16 @@ async function runListen(ctx: CommandContext): Promise<{ data: null; text: strin
       return;
     }
     const body = Buffer.from(m.data, 'utf8');
-    const signature = signHeader([secret], unixSeconds(Date.now()), body);
+    const t = unixSeconds(Date.now());
+    const signature = signHeader([secret], t, body);
+    // Both schemes, as deliveries carry them.
     const r = await sendDelivery({
       url: forwardTo,
       body,
-      headers: { [SIGNATURE_HEADER]: signature, [EVENT_ID_HEADER]: ev.id, [DELIVERY_ID_HEADER]: newId('dlv'), 'content-type': 'application/json' },
+      headers: {
+        [SIGNATURE_HEADER]: signature, [STANDARD_ID_HEADER]: ev.id, [STANDARD_TIMESTAMP_HEADER]: String(t), [STANDARD_SIGNATURE_HEADER]: standardSignatureHeader([secret], ev.id, t, body),
+        [EVENT_ID_HEADER]: ev.id, [DELIVERY_ID_HEADER]: newId('dlv'), 'content-type': 'application/json',
+      },
       // The local receiver is the point: loopback and private addresses are what it is on.
       allowLoopback: true,
       allowPrivate: true,

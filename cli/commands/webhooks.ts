@@ -80,6 +80,23 @@ function attemptsText(d: Delivery & { attempts: Attempt[] }, lang: Lang): string
   ], lang)}`;
 }
 
+/** `--headers` as JSON: an object of header names to strings (the domain checks each one). */
+function headersOption(value: unknown): Record<string, string> | null {
+  if (value === undefined) return null;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(String(value));
+  } catch {
+    parsed = undefined;
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+    throw new DiwanError('VALIDATION_ERROR', [{ in: 'option', pointer: '/headers', rule: 'json', message: '--headers must be a JSON object such as {"x-tenant":"acme"}' }], {
+      summary: '--headers must be a JSON object such as {"x-tenant":"acme"}',
+    });
+  }
+  return parsed as Record<string, string>;
+}
+
 export const webhooks: CommandGroup = {
   name: 'webhooks',
   summary: 'Webhook endpoints and their delivery log',
@@ -93,18 +110,25 @@ export const webhooks: CommandGroup = {
         topics: { type: 'string', value: "'invoice.*,crm.lead.created'", required: true, description: 'Topic patterns, comma-separated: exact topics, <family>.*, or *' },
         description: { type: 'string', value: 'text', description: 'What the endpoint is for' },
         disabled: { type: 'boolean', description: 'Register it disabled' },
+        headers: { type: 'string', value: '\'{"x-tenant":"acme"}\'', description: 'Headers sent with every delivery, as a JSON object (not the signature, hop-by-hop or framing headers)' },
+        asymmetric: { type: 'boolean', description: 'Also sign with ed25519 (Standard Webhooks v1a); the public key is printed with the endpoint' },
       },
-      examples: ["diwan webhooks add --company co_… --url https://example.com/hooks --topics 'invoice.*,crm.lead.created' --json"],
+      examples: [
+        "diwan webhooks add --company co_… --url https://example.com/hooks --topics 'invoice.*,crm.lead.created' --json",
+        'diwan webhooks add --company co_… --url https://example.com/hooks --topics \'*\' --headers \'{"x-tenant":"acme"}\' --asymmetric',
+      ],
       async run(ctx) {
         const svc = await ctx.services({ webhooks: true });
         const company = await companyOf(ctx, svc);
         const topics = String(ctx.opts.topics).split(',').map((t) => t.trim()).filter((t) => t !== '');
         const data = await svc.webhooks.endpoints.create(scopeOf(ctx, company.id), {
           url: String(ctx.opts.url), topics, description: (ctx.opts.description as string | undefined) ?? null, enabled: ctx.opts.disabled !== true,
+          headers: headersOption(ctx.opts.headers), asymmetric: ctx.opts.asymmetric === true,
         });
         const { secret, warnings, ...rest } = data;
         const notes = warnings.map((w) => `\nwarning (${w.pointer}): ${w.message}`).join('');
-        return { data, text: `${say(ctx.lang, 'added', { id: data.id, company: company.id })}\n\n  ${secret}\n\n${record({ ...rest, topics: rest.topics.join(', ') } as never)}${notes}` };
+        const shown = { ...rest, topics: rest.topics.join(', '), headers: Object.entries(rest.headers).map(([k, v]) => `${k}: ${v}`).join('; ') };
+        return { data, text: `${say(ctx.lang, 'added', { id: data.id, company: company.id })}\n\n  ${secret}\n\n${record(shown as never)}${notes}` };
       },
     },
     {

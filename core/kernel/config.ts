@@ -45,6 +45,12 @@ export interface HostConfig {
     /** How long an old secret keeps signing after a rotation. */
     rotationGraceSeconds: number;
     /**
+     * Fraction of a retry step each retry time moves by at random, either way (0.1: ±10 %), kept
+     * under half the gap to the neighbouring steps (core/webhooks/ladder.ts). Loaded from
+     * DIWAN_WEBHOOK_JITTER (percent, default 10); absent in a config built by hand: none.
+     */
+    jitter?: number;
+    /**
      * How long a worker holds a delivery it took (ms): past it, another worker may take it again.
      * Longer than `timeoutMs`; default the larger of 30 s and `timeoutMs` + 5 s.
      */
@@ -106,6 +112,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): HostConfig {
       allowPrivate: boolSetting(env, 'DIWAN_WEBHOOK_ALLOW_PRIVATE', false),
       maxInFlightPerEndpoint: intSetting(env, 'DIWAN_WEBHOOK_MAX_IN_FLIGHT', 4, { min: 1, max: 1000 }),
       rotationGraceSeconds: intSetting(env, 'DIWAN_WEBHOOK_ROTATION_GRACE', 24 * 3600, { min: 0, unit: 'seconds' }),
+      jitter: intSetting(env, 'DIWAN_WEBHOOK_JITTER', 10, { min: 0, max: 50, unit: 'percent' }) / 100,
     },
   };
   const w = config.webhooks;

@@ -2,9 +2,12 @@
 // described as the host delivers it (core/webhooks/dispatcher.ts, `eventBody`):
 // - the body is the event `{ id, type, createdAt, companyId, data, test? }`, `type` the topic and
 //   `data` the topic's payload schema;
-// - the headers `x-service-signature` (`t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">`,
-//   one `v1` per valid secret during a rotation), `x-diwan-event-id` and `x-diwan-delivery-id`;
-// - the answer expected: any 2xx within the delivery time-out.
+// - the headers of both signature schemes (core/webhooks/signature.ts): the spec's
+//   `x-service-signature` (`t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">`, one `v1` per
+//   valid secret during a rotation), and Standard Webhooks' `webhook-id`, `webhook-timestamp` and
+//   `webhook-signature` (`v1,<base64>` per secret, `v1a,<base64>` for ed25519); then
+//   `x-diwan-event-id` and `x-diwan-delivery-id`;
+// - the answer expected: any 2xx within the delivery time-out; what 410, 429 and 503 mean.
 // Large schemas are components, each once: the envelope (`WebhookEvent`), every distinct payload
 // (`EventData.<name>`; topics with the same payload share one: a document type's created, updated
 // and deleted, the whole audit trail), the three headers and the answer.
@@ -16,6 +19,9 @@ import type { Catalogue } from '../events/catalogue.ts';
 /** Header names as the dispatcher sends them (a test keeps them in step with core/webhooks). */
 export const WEBHOOK_HEADERS = {
   signature: 'x-service-signature',
+  standardId: 'webhook-id',
+  standardTimestamp: 'webhook-timestamp',
+  standardSignature: 'webhook-signature',
   eventId: 'x-diwan-event-id',
   deliveryId: 'x-diwan-delivery-id',
 } as const;
@@ -53,8 +59,30 @@ export function webhookParameters(): Record<string, JsonObject> {
       in: 'header',
       required: true,
       description:
-        '`t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">`, keyed with the endpoint\'s signing secret (`whsec_…`, the whole string). During a secret rotation there is one `v1=` per valid secret; accept the delivery if any matches and `t` is recent (`verifySignature` in `diwan/sdk`).',
+        'The spec\'s scheme: `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">`, keyed with the endpoint\'s signing secret as its whole string (`whsec_…`, prefix included, not decoded), as Stripe\'s libraries do. During a secret rotation there is one `v1=` per valid secret; accept the delivery if any matches and `t` is recent (`verifySignature` in `diwan/sdk`). Every delivery also carries the Standard Webhooks headers: verify either.',
       schema: { type: 'string', pattern: '^t=[0-9]+(,v1=[0-9a-f]{64})+$' },
+    },
+    WebhookStandardId: {
+      name: WEBHOOK_HEADERS.standardId,
+      in: 'header',
+      required: true,
+      description: 'Standard Webhooks: the message id, here the event id (the body\'s `id`); the same on every retry.',
+      schema: { type: 'string', pattern: '^evt_[0-9a-z]+$' },
+    },
+    WebhookStandardTimestamp: {
+      name: WEBHOOK_HEADERS.standardTimestamp,
+      in: 'header',
+      required: true,
+      description: 'Standard Webhooks: the signing time in Unix seconds (the same `t` as in `x-service-signature`).',
+      schema: { type: 'string', pattern: '^[0-9]+$' },
+    },
+    WebhookStandardSignature: {
+      name: WEBHOOK_HEADERS.standardSignature,
+      in: 'header',
+      required: true,
+      description:
+        'Standard Webhooks (www.standardwebhooks.com): space-separated `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<raw body>">`, one per valid secret during a rotation, keyed with the secret\'s bytes (the base64 after `whsec_`; the `standardwebhooks` and `svix` libraries take the secret as shown; a secret minted before 2026-11-28, unpadded base64url, is given to them as `standardSecret(secret)` from `diwan/sdk`). An endpoint with `asymmetric: true` also gets `v1a,<base64 ed25519 signature>` of the same text, verified with its `publicKey` (`whpk_…`).',
+      schema: { type: 'string', pattern: '^v1a?,[A-Za-z0-9+/]+={0,2}( v1a?,[A-Za-z0-9+/]+={0,2})*$' },
     },
     WebhookEventId: {
       name: WEBHOOK_HEADERS.eventId,
@@ -77,7 +105,7 @@ export function webhookResponses(): Record<string, JsonObject> {
   return {
     WebhookAcknowledged: {
       description:
-        'Any 2xx within the delivery time-out (10 seconds by default) acknowledges the delivery; the body is ignored beyond an excerpt kept in the delivery log. Any other status (3xx included), a time-out or a failed connection fails the attempt: it is retried after 1 minute, 5 minutes, 30 minutes, 2 hours and 12 hours, then the delivery is dead.',
+        'Any 2xx within the delivery time-out (10 seconds by default) acknowledges the delivery; the body is ignored beyond an excerpt kept in the delivery log. Any other status (3xx included), a time-out or a failed connection fails the attempt: it is retried after 1 minute, 5 minutes, 30 minutes, 2 hours and 12 hours (each ±10 % at random, in that order), then the delivery is dead. `410 Gone` disables the endpoint at once (`disabledReason: "gone"`). `429` or `503` with `Retry-After` (seconds or an HTTP-date) puts the next attempt at the time asked, at most an hour later, without using a retry step (up to 5 times per delivery).',
     },
   };
 }
@@ -148,7 +176,9 @@ export function webhookPathItem(w: WebhookDoc, payloadComponent: string): JsonOb
     summary: w.summary,
     ...(w.description !== undefined ? { description: w.description } : {}),
     tags: [w.tag],
-    parameters: ['WebhookSignature', 'WebhookEventId', 'WebhookDeliveryId'].map((p) => ({ $ref: `#/components/parameters/${p}` })),
+    parameters: ['WebhookSignature', 'WebhookStandardId', 'WebhookStandardTimestamp', 'WebhookStandardSignature', 'WebhookEventId', 'WebhookDeliveryId'].map((p) => ({
+      $ref: `#/components/parameters/${p}`,
+    })),
     requestBody: {
       required: true,
       content: {

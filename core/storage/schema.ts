@@ -121,6 +121,11 @@ export const tables: TableDef[] = [
       throttle_milli: bigintNull, throttle_at: bigintNull,
       // Per-endpoint limits; null: the host default (DIWAN_WEBHOOK_MAX_IN_FLIGHT), no throttle.
       max_in_flight: intNull, rate_per_second: intNull,
+      // Headers sent with every delivery (a JSON object of name → value), or null.
+      headers: textNull,
+      // Asymmetric signing (Standard Webhooks v1a): the ed25519 signing key `whsk_…` sealed like the
+      // secrets, and its public key `whpk_…` shown on the endpoint; null when the endpoint does not sign so.
+      signing_key: textNull, public_key: textNull,
     },
     indexes: { webhook_endpoints_company: { columns: ['company_id', 'seq'] } },
   },
@@ -133,6 +138,8 @@ export const tables: TableDef[] = [
       // While in flight: until when (unix ms) the worker that took it holds it, and the token of
       // that take (fencing: a worker whose lease ran out and was taken again records nothing).
       lease_until: bigintNull, lease_token: textNull,
+      // Attempts a Retry-After (429, 503) deferred: they do not walk the ladder (step = attempts − deferrals).
+      deferrals: { ...int, default: 0 },
     },
     unique: [['endpoint_id', 'event_id']],
     indexes: {

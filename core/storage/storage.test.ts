@@ -155,6 +155,39 @@ describe.each(databases())('storage on $name', (database) => {
       }
     });
 
+    it('upgrades webhook tables from before custom headers, signing keys and deferrals in place: rows kept, the new columns empty', async () => {
+      const fresh = await database.location();
+      const f = await fresh.open();
+      try {
+        const d = f.db.dialect;
+        const eps = tables.find((t) => t.name === 'webhook_endpoints')!;
+        const dls = tables.find((t) => t.name === 'webhook_deliveries')!;
+        const { headers: _h, signing_key: _k, public_key: _p, ...oldEndpoint } = eps.columns;
+        const { deferrals: _d, ...oldDelivery } = dls.columns;
+        await f.db.exec('DROP TABLE webhook_endpoints');
+        await f.db.exec('DROP TABLE webhook_deliveries');
+        await f.db.exec(d.createTable({ ...eps, columns: oldEndpoint, indexes: {} }));
+        await f.db.exec(d.createTable({ ...dls, columns: oldDelivery, indexes: {} }));
+        await f.companies.insert({ id: 'co_u', name: 'U', currency: 'SAR', createdAt: T0 });
+        await f.db.run(
+          "INSERT INTO webhook_endpoints (id, company_id, url, topics, enabled, secret, created_at, updated_at) VALUES ('we_u', 'co_u', 'https://example.com/h', '[\"*\"]', 1, 'sealed', ?, ?)",
+          [T0, T0],
+        );
+        await f.db.run(
+          "INSERT INTO webhook_deliveries (id, company_id, endpoint_id, event_id, topic, state, attempts, next_attempt_at, created_at, updated_at) VALUES ('dl_u', 'co_u', 'we_u', 'ev_u', 'invoice.created', 'pending', 2, 5, ?, ?)",
+          [T0, T0],
+        );
+        const gap = await migrate(f.db);
+        expect(gap.columns.sort()).toEqual(['webhook_deliveries.deferrals', 'webhook_endpoints.headers', 'webhook_endpoints.public_key', 'webhook_endpoints.signing_key']);
+        expect(await f.endpoints.get('co_u', 'we_u')).toMatchObject({ id: 'we_u', secret: 'sealed', headers: null, signingKey: null, publicKey: null });
+        expect(await f.deliveries.leaseDue('we_u', 10, 5, 'lse_u', 1000, T1)).toEqual([{ id: 'dl_u', event_id: 'ev_u', topic: 'invoice.created', attempts: 2, deferrals: 0 }]);
+        expect(isCurrent(await migrate(f.db))).toBe(true);
+      } finally {
+        await f.close();
+        await fresh.drop();
+      }
+    });
+
     it('replaces the delivery indexes of every state with partial ones (a data step, once)', async () => {
       const fresh = await database.location();
       const f = await fresh.open();
@@ -288,6 +321,7 @@ describe.each(databases())('storage on $name', (database) => {
         id: 'we_1', companyId: 'co_a', url: 'https://example.com/hook', topics: ['invoice.*'], description: null, enabled: true,
         secret: 'sealed', previousSecret: null, previousSecretUntil: null, secretRotatedAt: null, createdAt: T0, updatedAt: T0,
         disabledReason: null, disabledAt: null, disabledDetail: null, failingSince: null, maxInFlight: null, ratePerSecond: null,
+        headers: { 'x-tenant': 'a' }, signingKey: null, publicKey: null,
       };
       /** One result under `token`: whether it was recorded. */
       const record = async (r: AttemptResult, token: string) => (await s.deliveries.recordMany([{ ...r, token }])).has(r.deliveryId);
@@ -307,7 +341,11 @@ describe.each(databases())('storage on $name', (database) => {
         await s.endpoints.update({ ...endpoint, id: 'we_2', enabled: true, previousSecret: 'old', previousSecretUntil: 1_780_000_000_000, secretRotatedAt: T1 });
         expect(await s.endpoints.get('co_a', 'we_2')).toMatchObject({ enabled: true, previousSecret: 'old', previousSecretUntil: 1_780_000_000_000 });
         await s.endpoints.reseal('we_2', 'resealed', 'old2');
-        expect((await s.endpoints.sealed()).find((e) => e.id === 'we_2')).toEqual({ id: 'we_2', secret: 'resealed', previousSecret: 'old2' });
+        expect((await s.endpoints.sealed()).find((e) => e.id === 'we_2')).toEqual({ id: 'we_2', secret: 'resealed', previousSecret: 'old2', signingKey: null });
+        await s.endpoints.reseal('we_2', 'resealed', 'old2', 'sealed-key');
+        expect((await s.endpoints.sealed()).find((e) => e.id === 'we_2')).toEqual({ id: 'we_2', secret: 'resealed', previousSecret: 'old2', signingKey: 'sealed-key' });
+        await s.endpoints.reseal('we_2', 'resealed2', null);
+        expect((await s.endpoints.sealed()).find((e) => e.id === 'we_2')).toMatchObject({ secret: 'resealed2', signingKey: 'sealed-key' });
       });
 
       it('deliveries: one per event and endpoint, due, leased, fenced, attempts, filters, recovery', async () => {
@@ -320,7 +358,7 @@ describe.each(databases())('storage on $name', (database) => {
         expect((await s.deliveries.dueEndpoints(now)).sort()).toEqual(['we_1', 'we_2']);
         expect(await s.deliveries.nextDue()).toBe(now - 10);
         // Leased oldest first, due ones only, each endpoint on its own; what is leased is taken once.
-        expect(await s.deliveries.leaseDue('we_1', now, 10, 'lse_a', now + 30_000, T1)).toEqual([{ id: 'dl_1', event_id: 'ev1', topic: 'invoice.created', attempts: 0 }]);
+        expect(await s.deliveries.leaseDue('we_1', now, 10, 'lse_a', now + 30_000, T1)).toEqual([{ id: 'dl_1', event_id: 'ev1', topic: 'invoice.created', attempts: 0, deferrals: 0 }]);
         expect((await s.deliveries.leaseDue('we_2', now, 10, 'lse_a', now + 30_000, T1)).map((r) => r.id)).toEqual(['dl_3']);
         expect(await s.deliveries.leaseDue('we_1', now, 10, 'lse_b', now + 30_000, T1)).toEqual([]);
         expect(await s.deliveries.get('we_1', 'dl_1')).toMatchObject({ state: 'in_flight', lease_token: 'lse_a', lease_until: now + 30_000, updated_at: T1 });

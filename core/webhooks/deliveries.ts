@@ -114,6 +114,8 @@ export interface AttemptOutcome {
   nowMs: number;
   /** The lease it was sent under. */
   token: string;
+  /** The delivery's Retry-After deferrals after this attempt, when it changed them. */
+  deferrals?: number;
   /** The delivery as it was taken (endpoint, company, event): what the endpoint's health and the operational events need. */
   row: Pick<DueRow, 'endpoint_id' | 'company_id' | 'url' | 'event_id' | 'topic'>;
 }
@@ -224,8 +226,9 @@ export class Deliveries {
           // Never so: retention prunes an event with its deliveries, none of them in flight.
           if (!ev) continue;
           taken.rows.push({
-            id: r.id, event_id: r.event_id, topic: r.topic, attempts: r.attempts,
+            id: r.id, event_id: r.event_id, topic: r.topic, attempts: r.attempts, deferrals: r.deferrals,
             endpoint_id: target.id, url: target.url, secret: target.secret, previous_secret: target.previous_secret, previous_secret_until: target.previous_secret_until,
+            headers: target.headers, signing_key: target.signing_key,
             company_id: ev.company_id, data: ev.data, test: Number(ev.test), event_created_at: ev.created_at,
           });
         }
@@ -250,7 +253,7 @@ export class Deliveries {
   /** Records results in the transaction under way; answers how many were fenced off. */
   private async recordIn(items: AttemptOutcome[], after?: Results['after']): Promise<number> {
     const stored = await this.repo.recordMany(
-      items.map(({ deliveryId, attemptNo, result, next, nowMs, token, row }) => ({
+      items.map(({ deliveryId, attemptNo, result, next, nowMs, token, row, deferrals }) => ({
         deliveryId,
         token,
         companyId: row.company_id,
@@ -263,6 +266,7 @@ export class Deliveries {
         responseExcerpt: result.responseExcerpt.slice(0, EXCERPT_BYTES),
         responseBytes: result.responseBytes,
         next: next.state === 'pending_retry' ? { state: 'pending', at: next.nextAttemptAt } : { state: next.state, at: null },
+        deferrals,
       })),
     );
     const recorded = items.filter((item) => stored.has(item.deliveryId));

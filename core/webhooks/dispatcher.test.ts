@@ -20,7 +20,7 @@ describe('Dispatcher', () => {
   let url: string;
   let hits = 0;
   beforeAll(async () => {
-    host = await makeHost({ clock: new ManualClock(), config: { webhooks: { ladder: [1], timeoutMs: 1000, allowLoopback: true, allowPrivate: false, maxInFlightPerEndpoint: 4, rotationGraceSeconds: 0 } } });
+    host = await makeHost({ clock: new ManualClock(), config: { webhooks: { ladder: [1], timeoutMs: 1000, allowLoopback: true, allowPrivate: false, maxInFlightPerEndpoint: 4, rotationGraceSeconds: 0, jitter: 0 } } });
     server = http.createServer((req, res) => {
       req.resume();
       req.on('end', () => {

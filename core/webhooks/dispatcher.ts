@@ -4,7 +4,10 @@
 // POSTed, per endpoint at most its in-flight cap at a time (its own, or
 // `maxInFlightPerEndpoint`) and at most its throttle per second, across every worker on the
 // database (deliveries are taken under leases: deliveries.ts) → delivered, pending retry on the
-// ladder, or dead; the endpoint's health is kept as results are stored (health.ts). Time comes
+// ladder (with jitter, or when a 429/503 asked with Retry-After: ladder.ts), or dead; the
+// endpoint's health is kept as results are stored (health.ts; a 410 disables it). Each delivery
+// carries both signature schemes (signature.ts), signed in one worker call, and the endpoint's
+// custom headers. Time comes
 // from the injected clock, so tests drive it with `tick()`; in the server `start()` runs a loop
 // woken by this process's emits, other processes' (the change feed), finished attempts, and a
 // timer for the next due retry, throttled endpoint or ending lease.
@@ -21,10 +24,12 @@ import type { Clock } from '../kernel/clock.ts';
 import { signingSecrets, type SecretSealer } from './endpoints.ts';
 import { Deliveries, EXCERPT_BYTES, type AttemptOutcome, type DueRow } from './deliveries.ts';
 import type { EndpointHealth } from './health.ts';
-import { SignerPool } from './signer-pool.ts';
-import { SIGNATURE_HEADER, signHeader, unixSeconds } from './signature.ts';
+import { SignerPool, type Signed, type SignItem } from './signer-pool.ts';
+import {
+  SIGNATURE_HEADER, STANDARD_ID_HEADER, STANDARD_SIGNATURE_HEADER, STANDARD_TIMESTAMP_HEADER, signHeader, standardSignatureHeader, unixSeconds,
+} from './signature.ts';
 import { sendDelivery, webhookAgent, type SendResult } from './send.ts';
-import { nextState } from './ladder.ts';
+import { MAX_DEFERRALS, nextState, parseRetryAfter, RETRY_AFTER_CAP_MS, RETRY_AFTER_STATUSES } from './ladder.ts';
 
 export interface DispatcherDeps {
   db: Db;
@@ -43,6 +48,8 @@ export interface DispatcherDeps {
   pollMs?: number;
   /** Keeps the endpoints' failing streaks, disables the hopeless, raises `webhook.*` events. */
   health?: EndpointHealth;
+  /** Uniform in [0, 1): the retry times' jitter (Math.random unless a test gives its own). */
+  random?: () => number;
 }
 
 /** Runs the functions given to it one after another, each once the one before has settled. */
@@ -102,6 +109,8 @@ export class Dispatcher {
   private candidates: Set<string> | null = null;
   /** Opened secrets by their sealed form: opening costs an AES-GCM decryption per delivery otherwise. */
   private opened = new Map<string, string>();
+  /** Endpoints' custom headers by their stored JSON: parsed once, not per delivery. */
+  private customHeaders = new Map<string, Record<string, string>>();
   private timer?: NodeJS.Timeout;
   private emitTimer?: NodeJS.Timeout;
   /** Wakes the loop when the earliest throttled (or busy) endpoint may start again. */
@@ -258,23 +267,25 @@ export class Dispatcher {
 
     const t = unixSeconds(now);
     const bodies = new Map<string, Buffer>();
-    const items = rows.map((r) => {
+    const items = rows.map((r): SignItem & { body: Buffer } => {
       let body = bodies.get(r.event_id);
       if (!body) bodies.set(r.event_id, (body = Buffer.from(eventBody(r), 'utf8')));
       const secrets = signingSecrets(
         { secret: this.open(r.secret, r.endpoint_id), previousSecret: r.previous_secret && this.open(r.previous_secret, r.endpoint_id), previousSecretUntil: r.previous_secret_until === null ? null : Number(r.previous_secret_until) },
         now,
       );
-      return { secrets, t, body };
+      return { secrets, t, body, id: r.event_id, signingKey: r.signing_key === null ? null : this.open(r.signing_key, r.endpoint_id) };
     });
-    let headers: string[];
+    let signed: Signed[];
     try {
-      headers = await this.pool().sign(items);
+      // Both schemes in the same worker call.
+      signed = await this.pool().signAll(items);
     } catch {
       // The pool is closed or a worker failed: sign on this thread rather than not at all.
-      headers = items.map((it) => signHeader(it.secrets, it.t, it.body));
+      signed = items.map((it) => ({ signature: signHeader(it.secrets, it.t, it.body), standard: standardSignatureHeader(it.secrets, it.id!, it.t, it.body, it.signingKey) }));
     }
-    const attempts = rows.map((r, i) => this.attempt(r, taken.token, items[i].body, headers[i]));
+    const ts = String(t);
+    const attempts = rows.map((r, i) => this.attempt(r, taken.token, items[i].body, ts, signed[i]));
     await Promise.all(attempts);
     return rows.length;
   }
@@ -333,7 +344,34 @@ export class Dispatcher {
     return (this.agent ??= webhookAgent({ allowLoopback, allowPrivate }));
   }
 
-  private attempt(r: DueRow, token: string, body: Buffer, signature: string): Promise<void> {
+  /** The headers of one delivery: the endpoint's own, then the host's (which a custom header never replaces: endpoints.ts refuses them). */
+  private headersOf(r: DueRow, t: string, signed: Signed): Record<string, string> {
+    if (r.headers === null) {
+      return {
+        [SIGNATURE_HEADER]: signed.signature, [STANDARD_ID_HEADER]: r.event_id, [STANDARD_TIMESTAMP_HEADER]: t, [STANDARD_SIGNATURE_HEADER]: signed.standard,
+        [EVENT_ID_HEADER]: r.event_id, [DELIVERY_ID_HEADER]: r.id, 'content-type': 'application/json',
+      };
+    }
+    let custom = this.customHeaders.get(r.headers);
+    if (custom === undefined) {
+      custom = JSON.parse(r.headers) as Record<string, string>;
+      if (this.customHeaders.size > 10_000) this.customHeaders.clear();
+      this.customHeaders.set(r.headers, custom);
+    }
+    const headers: Record<string, string> = {};
+    for (const name in custom) headers[name] = custom[name];
+    headers[SIGNATURE_HEADER] = signed.signature;
+    headers[STANDARD_ID_HEADER] = r.event_id;
+    headers[STANDARD_TIMESTAMP_HEADER] = t;
+    headers[STANDARD_SIGNATURE_HEADER] = signed.standard;
+    headers[EVENT_ID_HEADER] = r.event_id;
+    headers[DELIVERY_ID_HEADER] = r.id;
+    headers['content-type'] = 'application/json';
+    return headers;
+  }
+
+  /** `t`: the signing time (Unix seconds) as sent in webhook-timestamp. */
+  private attempt(r: DueRow, token: string, body: Buffer, t: string, signed: Signed): Promise<void> {
     const { config, clock } = this.deps;
     this.leases.set(r.id, token);
     const p = (async () => {
@@ -342,7 +380,7 @@ export class Dispatcher {
         result = await sendDelivery({
           url: r.url,
           body,
-          headers: { [SIGNATURE_HEADER]: signature, [EVENT_ID_HEADER]: r.event_id, [DELIVERY_ID_HEADER]: r.id, 'content-type': 'application/json' },
+          headers: this.headersOf(r, t, signed),
           timeoutMs: config.timeoutMs,
           allowLoopback: config.allowLoopback,
           allowPrivate: config.allowPrivate,
@@ -356,7 +394,18 @@ export class Dispatcher {
       const attemptNo = r.attempts + 1;
       const outcome = result.ok ? 'delivered' : (result.failure ?? 'other');
       this.attemptsByResult.set(outcome, (this.attemptsByResult.get(outcome) ?? 0) + 1);
-      await this.store({ deliveryId: r.id, attemptNo, result, next: nextState(attemptNo, result.ok, config.ladder, now), nowMs: now, token, row: r });
+      // A 429/503's Retry-After defers the next attempt without walking the ladder (ladder.ts).
+      const retryAfterMs = !result.ok && result.status !== undefined && RETRY_AFTER_STATUSES.has(result.status) ? parseRetryAfter(result.retryAfter, now) : null;
+      const next = nextState(attemptNo - r.deferrals, result.ok, config.ladder, now, {
+        jitter: config.jitter ?? 0, random: this.deps.random, retryAfterMs, deferrals: r.deferrals,
+      });
+      const deferred = next.state === 'pending_retry' && next.deferred === true;
+      if (retryAfterMs !== null && result.detail === undefined) {
+        result.detail = deferred
+          ? `Retry-After: ${result.retryAfter} honoured${retryAfterMs > RETRY_AFTER_CAP_MS ? ` (capped at ${RETRY_AFTER_CAP_MS / 1000} s)` : ''}; this attempt does not use a retry step`
+          : `Retry-After: ${result.retryAfter} not honoured: ${MAX_DEFERRALS} already were for this delivery`;
+      }
+      await this.store({ deliveryId: r.id, attemptNo, result, next, nowMs: now, token, row: r, ...(deferred ? { deferrals: r.deferrals + 1 } : {}) });
     })().finally(() => {
       this.leases.delete(r.id);
       this.running.delete(p);

@@ -2,6 +2,9 @@
 // against the catalogue, and a signing secret. The secret is stored sealed (the host must sign
 // with it, so it is encrypted rather than hashed) and leaves the host only in the create and
 // rotate answers; after a rotation the previous secret keeps signing for the grace period.
+// Optionally an ed25519 key pair signs too (Standard Webhooks `v1a`): the signing key is sealed
+// like the secrets, the public key is shown. Custom headers go with every delivery (checked here:
+// never the signature headers, hop-by-hop headers or those the host sets itself).
 // Every change is audited in its transaction.
 import type { WebhookEndpointsRepo, EndpointRecord } from '../storage/repos/webhook-endpoints.ts';
 import type { ChangeFeed } from '../storage/changes.ts';
@@ -15,7 +18,7 @@ import { newId, isoNow } from '../kernel/ids.ts';
 import { SYSTEM_ACTOR } from '../kernel/actor.ts';
 import { createTranslator, type Lang, type Translator } from '../kernel/i18n/i18n.ts';
 import { guardUrl } from './address-guard.ts';
-import { generateSecret } from './signature.ts';
+import { generateSecret, generateSigningKeyPair } from './signature.ts';
 
 export interface Endpoint {
   id: string;
@@ -24,7 +27,7 @@ export interface Endpoint {
   topics: string[];
   description: string | null;
   enabled: boolean;
-  /** Why it is disabled: `failing` (by the host, after failing without a success for the set time) or `manual`; null while enabled. */
+  /** Why it is disabled: `failing` (by the host, after failing without a success for the set time), `gone` (by the host, on a 410 answer) or `manual`; null while enabled. */
   disabledReason: DisabledReason | null;
   disabledAt: string | null;
   /** What the host saw when it disabled the endpoint (a sentence), or null. */
@@ -37,11 +40,85 @@ export interface Endpoint {
   ratePerSecond: number | null;
   /** When the secret was last rotated; null if never. */
   secretRotatedAt: string | null;
+  /** Headers sent with every delivery (names in lower case); empty: none. */
+  headers: Record<string, string>;
+  /** The ed25519 public key (`whpk_…`) that verifies the `v1a` signatures, or null when the endpoint is not signed so. */
+  publicKey: string | null;
   createdAt: string;
   updatedAt: string;
 }
 
-export type DisabledReason = 'failing' | 'manual';
+export type DisabledReason = 'failing' | 'gone' | 'manual';
+
+/** Bounds of the custom headers. */
+export const MAX_CUSTOM_HEADERS = 20;
+export const MAX_HEADER_NAME = 100;
+export const MAX_HEADER_VALUE = 1000;
+/** Names and values together, in bytes. */
+export const MAX_HEADERS_BYTES = 4096;
+/** Headers an endpoint may not set: hop-by-hop ones, framing, and those the host sets itself. */
+const REFUSED_HEADERS = new Set(['connection', 'keep-alive', 'transfer-encoding', 'te', 'trailer', 'upgrade', 'host', 'content-length', 'content-type', 'x-service-signature']);
+const REFUSED_PREFIXES = ['proxy-', 'webhook-', 'x-diwan-'];
+const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+const HEADER_VALUE = /^[\t\x20-\x7e]*$/;
+
+/**
+ * Every problem of a custom header set (one detail each, all at once); the accepted set has its
+ * names in lower case. `null` or `{}`: none.
+ */
+export function checkHeaders(input: unknown): { headers: Record<string, string> | null; details: ErrorDetail[] } {
+  const details: ErrorDetail[] = [];
+  if (input === null || input === undefined) return { headers: null, details };
+  if (typeof input !== 'object' || Array.isArray(input)) {
+    return { headers: null, details: [{ in: 'body', pointer: '/headers', rule: 'type', message: 'headers must be an object of header names to string values' }] };
+  }
+  const out: Record<string, string> = {};
+  // Not `name in out`: an object answers true for `constructor` and the like.
+  const seen = new Set<string>();
+  const entries = Object.entries(input as Record<string, unknown>);
+  const problem = (name: string, rule: string, message: string, extra: ErrorDetail = {}) =>
+    details.push({ in: 'body', pointer: `/headers/${name.replace(/~/g, '~0').replace(/\//g, '~1')}`, rule, message, header: name, ...extra });
+  if (entries.length > MAX_CUSTOM_HEADERS) {
+    details.push({ in: 'body', pointer: '/headers', rule: 'maxProperties', limit: MAX_CUSTOM_HEADERS, message: `at most ${MAX_CUSTOM_HEADERS} headers` });
+  }
+  let bytes = 0;
+  for (const [name, value] of entries) {
+    const lower = name.toLowerCase();
+    bytes += Buffer.byteLength(name) + (typeof value === 'string' ? Buffer.byteLength(value) : 0);
+    if (name.length === 0 || name.length > MAX_HEADER_NAME || !TOKEN.test(name)) {
+      problem(name, 'header_name', `"${name}" is not a valid header name (letters, digits and !#$%&'*+.^_\`|~-, at most ${MAX_HEADER_NAME})`);
+      continue;
+    }
+    if (REFUSED_HEADERS.has(lower) || REFUSED_PREFIXES.some((p) => lower.startsWith(p))) {
+      const why =
+        lower === 'x-service-signature' || lower.startsWith('webhook-') || lower.startsWith('x-diwan-')
+          ? 'the host sets it (signature and delivery headers)'
+          : lower === 'host' || lower === 'content-length' || lower === 'content-type'
+            ? 'the host sets it from the URL and the body'
+            : 'it is a hop-by-hop header';
+      problem(name, 'header_refused', `the header ${lower} cannot be set: ${why}`);
+      continue;
+    }
+    if (typeof value !== 'string') {
+      problem(name, 'type', `the value of ${lower} must be a string`);
+      continue;
+    }
+    if (value.length > MAX_HEADER_VALUE || !HEADER_VALUE.test(value) || value !== value.trim()) {
+      problem(name, 'header_value', `the value of ${lower} must be printable ASCII (tabs allowed, no line breaks, no leading or trailing space), at most ${MAX_HEADER_VALUE} characters`);
+      continue;
+    }
+    if (seen.has(lower)) {
+      problem(name, 'duplicate', `the header ${lower} is given twice (names are case-insensitive)`);
+      continue;
+    }
+    seen.add(lower);
+    out[lower] = value;
+  }
+  if (bytes > MAX_HEADERS_BYTES) {
+    details.push({ in: 'body', pointer: '/headers', rule: 'maxBytes', limit: MAX_HEADERS_BYTES, message: `the headers' names and values come to ${bytes} bytes; at most ${MAX_HEADERS_BYTES}` });
+  }
+  return { headers: Object.keys(out).length ? out : null, details };
+}
 
 /** Bounds of the per-endpoint limits. */
 export const MAX_IN_FLIGHT_LIMIT = 1000;
@@ -53,7 +130,7 @@ export const endpointSchema = {
   additionalProperties: false,
   required: [
     'id', 'companyId', 'url', 'topics', 'description', 'enabled', 'disabledReason', 'disabledAt', 'disabledDetail', 'failingSince',
-    'maxInFlight', 'ratePerSecond', 'secretRotatedAt', 'createdAt', 'updatedAt',
+    'maxInFlight', 'ratePerSecond', 'secretRotatedAt', 'headers', 'publicKey', 'createdAt', 'updatedAt',
   ],
   properties: {
     id: { type: 'string' },
@@ -63,8 +140,9 @@ export const endpointSchema = {
     description: { type: ['string', 'null'] },
     enabled: { type: 'boolean' },
     disabledReason: {
-      type: ['string', 'null'], enum: ['failing', 'manual', null],
-      description: '`failing`: the host disabled it after it failed without a single success for DIWAN_WEBHOOK_DISABLE_AFTER; `manual`: a caller did. Enable it again with `enabled: true` or POST …/enable',
+      type: ['string', 'null'], enum: ['failing', 'gone', 'manual', null],
+      description:
+        '`failing`: the host disabled it after it failed without a single success for DIWAN_WEBHOOK_DISABLE_AFTER; `gone`: the host disabled it when it answered 410 Gone; `manual`: a caller did. Enable it again with `enabled: true` or POST …/enable',
     },
     disabledAt: { type: ['string', 'null'] },
     disabledDetail: { type: ['string', 'null'], description: 'What the host saw when it disabled the endpoint' },
@@ -72,6 +150,11 @@ export const endpointSchema = {
     maxInFlight: { type: ['integer', 'null'], description: 'Attempts in flight at once; null: the host default (DIWAN_WEBHOOK_MAX_IN_FLIGHT)' },
     ratePerSecond: { type: ['integer', 'null'], description: 'Deliveries started per second at most; null: no throttle' },
     secretRotatedAt: { type: ['string', 'null'] },
+    headers: { type: 'object', additionalProperties: { type: 'string' }, description: 'Headers sent with every delivery (names in lower case)' },
+    publicKey: {
+      type: ['string', 'null'],
+      description: 'With `asymmetric: true`: the ed25519 public key (`whpk_` + base64) that verifies the `v1a,…` signatures in `webhook-signature`; null otherwise',
+    },
     createdAt: { type: 'string' },
     updatedAt: { type: 'string' },
   },
@@ -102,6 +185,10 @@ export interface EndpointInput {
   enabled?: boolean;
   maxInFlight?: number | null;
   ratePerSecond?: number | null;
+  /** Headers sent with every delivery; null or {} for none. */
+  headers?: Record<string, string> | null;
+  /** Also sign with ed25519 (Standard Webhooks `v1a`); the public key is shown on the endpoint. */
+  asymmetric?: boolean;
 }
 
 export type EndpointPatch = Partial<EndpointInput>;
@@ -132,6 +219,8 @@ const RESOURCE = 'webhook-endpoints';
 
 /** What the host saw when it disabled a failing endpoint: stored as JSON, worded for each reader. */
 interface DisabledFacts {
+  /** `gone`: a 410 answer (then `since` is when). */
+  reason?: 'gone';
   since: string;
   hours: number;
   limitSeconds: number;
@@ -146,6 +235,7 @@ function detailIn(stored: string | null, lang: Lang): string | null {
   if (stored === null || !stored.startsWith('{')) return stored;
   const f = JSON.parse(stored) as DisabledFacts;
   words ??= createTranslator();
+  if (f.reason === 'gone') return words.t(lang, 'webhook.goneDetail', { at: f.since });
   const last = f.lastFailure === 'http_status' && f.lastStatus !== null ? `HTTP ${f.lastStatus}` : (f.lastFailure ?? 'other');
   return words.t(lang, 'webhook.disabledDetail', { since: f.since, hours: f.hours, limit: f.limitSeconds, last });
 }
@@ -160,7 +250,7 @@ export function toEndpoint(r: EndpointRecord, lang: Lang = 'en'): Endpoint {
     disabledDetail: r.enabled ? null : detailIn(r.disabledDetail, lang),
     failingSince: r.failingSince === null ? null : isoNow(r.failingSince),
     maxInFlight: r.maxInFlight, ratePerSecond: r.ratePerSecond,
-    secretRotatedAt: r.secretRotatedAt, createdAt: r.createdAt, updatedAt: r.updatedAt,
+    secretRotatedAt: r.secretRotatedAt, headers: r.headers ?? {}, publicKey: r.publicKey, createdAt: r.createdAt, updatedAt: r.updatedAt,
   };
 }
 
@@ -202,8 +292,9 @@ export class Endpoints {
    * Every problem of the URL and the patterns, as one VALIDATION_ERROR. A host name that does not
    * resolve yet is accepted with a warning: deliveries check the address every time anyway.
    */
-  private async check(input: { url?: string; topics?: unknown }): Promise<Warning[]> {
+  private async check(input: { url?: string; topics?: unknown; headers?: unknown }): Promise<Warning[]> {
     const details: ErrorDetail[] = [];
+    if (input.headers !== undefined) details.push(...checkHeaders(input.headers).details);
     const warnings: Warning[] = [];
     if (input.url !== undefined) {
       const { allowLoopback, allowPrivate } = this.deps.config;
@@ -235,12 +326,15 @@ export class Endpoints {
     const now = isoNow(this.deps.clock.now());
     const secret = generateSecret();
     const id = newId('whe');
+    const pair = input.asymmetric ? generateSigningKeyPair() : null;
     const record = withEnabled(
       {
         id, companyId: scope.companyId, url: input.url, topics: input.topics, description: input.description ?? null,
         enabled: true, secret: this.deps.sealer.seal(secret, id), previousSecret: null, previousSecretUntil: null,
         secretRotatedAt: null, createdAt: now, updatedAt: now, disabledReason: null, disabledAt: null, disabledDetail: null, failingSince: null,
         maxInFlight: input.maxInFlight ?? null, ratePerSecond: input.ratePerSecond ?? null,
+        headers: checkHeaders(input.headers).headers,
+        signingKey: pair ? this.deps.sealer.seal(pair.signingKey, id) : null, publicKey: pair?.publicKey ?? null,
       },
       input.enabled !== false,
       now,
@@ -261,7 +355,7 @@ export class Endpoints {
   /** A patch, audited as `action`. */
   private async change(scope: WriteScope, id: string, patch: EndpointPatch, action: 'update' | 'enable'): Promise<Endpoint & { warnings: Warning[] }> {
     await this.record(scope.companyId, id);
-    const warnings = await this.check({ url: patch.url, topics: patch.topics });
+    const warnings = await this.check({ url: patch.url, topics: patch.topics, headers: patch.headers });
     const after = await this.deps.uow.run(scope, async (w) => {
       const before = await this.record(scope.companyId, id);
       const now = isoNow(this.deps.clock.now());
@@ -273,6 +367,8 @@ export class Endpoints {
           description: patch.description !== undefined ? patch.description : before.description,
           maxInFlight: patch.maxInFlight !== undefined ? patch.maxInFlight : before.maxInFlight,
           ratePerSecond: patch.ratePerSecond !== undefined ? patch.ratePerSecond : before.ratePerSecond,
+          headers: patch.headers !== undefined ? checkHeaders(patch.headers).headers : before.headers,
+          ...this.asymmetric(before, patch.asymmetric),
           updatedAt: now,
         },
         patch.enabled ?? before.enabled,
@@ -284,6 +380,14 @@ export class Endpoints {
       return toEndpoint(next, scope.lang);
     });
     return { ...after, warnings };
+  }
+
+  /** The signing key fields after a patch: a new pair when turned on, none when turned off, as they were otherwise. */
+  private asymmetric(before: EndpointRecord, on: boolean | undefined): Pick<EndpointRecord, 'signingKey' | 'publicKey'> {
+    if (on === undefined || on === (before.signingKey !== null)) return { signingKey: before.signingKey, publicKey: before.publicKey };
+    if (!on) return { signingKey: null, publicKey: null };
+    const pair = generateSigningKeyPair();
+    return { signingKey: this.deps.sealer.seal(pair.signingKey, before.id), publicKey: pair.publicKey };
   }
 
   /**
@@ -298,15 +402,16 @@ export class Endpoints {
 
   /**
    * The host disables an endpoint that has failed without a single success since `failingSince`
-   * (the caller checked the time): recorded with the reason, audited as the system's `disable`,
+   * (the caller checked the time), or (`reason: 'gone'`) that answered 410 Gone: recorded with the reason, audited as the system's `disable`,
    * and announced as `webhook.endpoint.disabled` to the company's other endpoints. Joins the
    * caller's transaction. Answers false when it was already disabled.
    */
   async disableFailing(
     companyId: string,
     id: string,
-    seen: { failingSince: number; lastStatus: number | null; lastFailure: string | null; disableAfterSeconds: number },
+    seen: { failingSince: number; lastStatus: number | null; lastFailure: string | null; disableAfterSeconds: number; reason?: 'failing' | 'gone' },
   ): Promise<boolean> {
+    const reason = seen.reason ?? 'failing';
     return this.deps.uow.run({ companyId, actor: SYSTEM_ACTOR, appId: 'core' }, async (w) => {
       const before = await this.deps.repo.get(companyId, id);
       if (!before || !before.enabled) return false;
@@ -316,13 +421,14 @@ export class Endpoints {
       const facts: DisabledFacts = {
         since, hours: Math.round((nowMs - seen.failingSince) / 3_600_000), limitSeconds: seen.disableAfterSeconds, lastStatus: seen.lastStatus, lastFailure: seen.lastFailure,
       };
-      const detail = JSON.stringify(facts);
-      const next = withEnabled({ ...before, updatedAt: now }, false, now, 'failing', detail);
+      // A 410: the detail says when it answered so.
+      const detail = JSON.stringify(reason === 'gone' ? { reason, ...facts, since: now } : facts);
+      const next = withEnabled({ ...before, updatedAt: now }, false, now, reason, detail);
       await this.deps.repo.update(next);
       await w.audit({ action: 'disable', resource: RESOURCE, resourceId: id, before: toEndpoint(before), after: toEndpoint(next) });
       await w.emit(
         'webhook.endpoint.disabled',
-        { endpointId: id, url: before.url, reason: 'failing', failingSince: since, disabledAt: now, disableAfterSeconds: seen.disableAfterSeconds, lastStatus: seen.lastStatus, lastFailure: seen.lastFailure },
+        { endpointId: id, url: before.url, reason, failingSince: since, disabledAt: now, disableAfterSeconds: seen.disableAfterSeconds, lastStatus: seen.lastStatus, lastFailure: seen.lastFailure },
         { subjectId: id },
       );
       await this.deps.changes.bump('endpoints');
@@ -377,10 +483,11 @@ export async function resealSecrets(
   for (const row of await repo.sealed()) {
     const open = (v: string | null) => (v === null ? null : isSealed(v) ? box.decrypt(v, row.id) : v);
     const stale = (v: string | null) => v !== null && (!isSealed(v) || box.needsReencrypt(v));
-    if (!stale(row.secret) && !stale(row.previousSecret)) continue;
+    if (!stale(row.secret) && !stale(row.previousSecret) && !stale(row.signingKey)) continue;
     const secret = open(row.secret)!;
     const previous = open(row.previousSecret);
-    await repo.reseal(row.id, box.encrypt(secret, row.id), previous === null ? null : box.encrypt(previous, row.id));
+    const signingKey = open(row.signingKey);
+    await repo.reseal(row.id, box.encrypt(secret, row.id), previous === null ? null : box.encrypt(previous, row.id), signingKey === null ? null : box.encrypt(signingKey, row.id));
     count++;
   }
   return count;

@@ -1,7 +1,8 @@
 // Endpoint health, kept as attempts are recorded (in their transaction): a success ends an
 // endpoint's failing streak; a failure starts one; an endpoint whose streak has lasted
 // `disableAfterMs` without a single success is disabled by the host (Endpoints.disableFailing:
-// reason and time recorded, audited, `webhook.endpoint.disabled`). A delivery that exhausted the
+// reason and time recorded, audited, `webhook.endpoint.disabled`); so, at once, is an endpoint
+// that answered 410 Gone (reason `gone`), whatever the setting. A delivery that exhausted the
 // ladder raises `webhook.delivery.dead`. Both events are about one endpoint, which never receives
 // them (the outbox row names it as the subject); a dead delivery of a `webhook.*` event raises
 // nothing, so two failing endpoints subscribed to each other's operations cannot feed a loop.
@@ -31,6 +32,8 @@ interface Streak {
   /** The first failure after the batch's last success (or from its start). */
   firstFailure?: AttemptOutcome;
   lastFailure?: AttemptOutcome;
+  /** A 410 answer after the batch's last success. */
+  gone?: AttemptOutcome;
 }
 
 export class EndpointHealth {
@@ -46,10 +49,11 @@ export class EndpointHealth {
       if (!s) streaks.set(id, (s = { companyId: item.row.company_id, healed: false }));
       if (item.result.ok) {
         s.healed = true;
-        s.firstFailure = s.lastFailure = undefined;
+        s.firstFailure = s.lastFailure = s.gone = undefined;
       } else {
         s.firstFailure ??= item;
         s.lastFailure = item;
+        if (item.result.status === 410) s.gone ??= item;
       }
       if (item.next.state === 'dead' && familyOf(item.row.topic) !== WEBHOOK_PREFIX) (dead ??= []).push(item);
     }
@@ -60,7 +64,16 @@ export class EndpointHealth {
       const h = await this.deps.repo.markFailing(id, s.firstFailure.nowMs, s.healed);
       const last = s.lastFailure!;
       const { disableAfterMs } = this.deps;
-      if (h?.enabled && h.failingSince !== null && disableAfterMs > 0 && last.nowMs - h.failingSince >= disableAfterMs) {
+      if (h?.enabled && h.failingSince !== null && s.gone) {
+        // The consumer asked for no more: disabled at once, on the same path as a failing one.
+        await this.deps.endpoints.disableFailing(s.companyId, id, {
+          failingSince: h.failingSince,
+          lastStatus: 410,
+          lastFailure: s.gone.result.failure ?? 'http_status',
+          disableAfterSeconds: Math.round(disableAfterMs / 1000),
+          reason: 'gone',
+        });
+      } else if (h?.enabled && h.failingSince !== null && disableAfterMs > 0 && last.nowMs - h.failingSince >= disableAfterMs) {
         await this.deps.endpoints.disableFailing(s.companyId, id, {
           failingSince: h.failingSince,
           lastStatus: last.result.status ?? null,

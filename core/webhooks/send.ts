@@ -45,6 +45,8 @@ export interface SendResult {
   responseBytes: number;
   /** The body went past hardCapBytes and the connection was dropped. */
   responseTruncated?: boolean;
+  /** The `Retry-After` header of a 429 or 503 answer, as sent (ladder.ts reads it). */
+  retryAfter?: string;
 }
 
 export const DEFAULT_TIMEOUT_MS = 10_000;
@@ -92,6 +94,7 @@ export async function sendDelivery(options: SendOptions): Promise<SendResult> {
     let seen = 0;
     let status: number | undefined;
     let address: string | undefined;
+    let retryAfter: string | undefined;
 
     const finish = (result: Omit<SendResult, 'durationMs' | 'responseExcerpt' | 'responseBytes'>, complete = false) => {
       if (settled) return;
@@ -110,6 +113,7 @@ export async function sendDelivery(options: SendOptions): Promise<SendResult> {
         responseBytes: seen,
         ...result,
         ...(address !== undefined ? { address } : {}),
+        ...(retryAfter !== undefined ? { retryAfter } : {}),
       });
     };
     const failed = (err: NodeJS.ErrnoException & Partial<LookupRefusal>) => {
@@ -166,8 +170,13 @@ export async function sendDelivery(options: SendOptions): Promise<SendResult> {
               controller = c;
               if (cut) c.abort(new Error('attempt ended'));
             },
-            onResponseStart(_c, code) {
+            onResponseStart(_c, code, headers) {
               status = code;
+              // Only where it asks for a later attempt (ladder.ts): a 429 or a 503.
+              if (code === 429 || code === 503) {
+                const v = headers['retry-after'];
+                if (v !== undefined) retryAfter = Array.isArray(v) ? v[0] : v;
+              }
             },
             onResponseData(_c, chunk) {
               seen += chunk.length;

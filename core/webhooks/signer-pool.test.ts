@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { signHeader } from './signature.ts';
+import { generateSecret, generateSigningKeyPair, signHeader, standardSignatureHeader } from './signature.ts';
 import { SignerPool, type SignItem } from './signer-pool.ts';
 
 const pool = new SignerPool({ threads: 2, maxBatch: 64, minChunk: 8 });
@@ -51,6 +51,25 @@ describe('SignerPool', () => {
       { secrets: ['whsec_q'], t: 7, body: Buffer.from('شركة') },
     ]);
     expect(fromBytes).toBe(fromString);
+  });
+
+  it('signs both schemes in one call exactly as inline: the spec header and webhook-signature (v1 per secret, v1a with a signing key)', async () => {
+    const { signingKey } = generateSigningKeyPair();
+    const other = generateSigningKeyPair().signingKey;
+    const extra = [generateSecret(), generateSecret()];
+    const ids = ['evt_0001', 'evt_شركة', 'evt_' + 'z'.repeat(200)];
+    const items: SignItem[] = variedItems().map((it, i) => ({
+      ...it,
+      secrets: i % 5 === 0 ? [...it.secrets, ...extra] : it.secrets,
+      id: ids[i % ids.length],
+      signingKey: i % 3 === 0 ? signingKey : i % 3 === 1 ? other : null,
+    }));
+    // Items without an id get the spec header only, in the same batch.
+    items.push({ secrets: ['whsec_only'], t: 3, body: 'no id' });
+    const signed = await pool.signAll(items);
+    expect(signed.map((s) => s.signature)).toEqual(items.map((it) => signHeader(it.secrets, it.t, it.body)));
+    expect(signed.map((s) => s.standard)).toEqual(items.map((it) => (it.id === undefined ? '' : standardSignatureHeader(it.secrets, it.id, it.t, it.body, it.signingKey))));
+    expect(signed[0].standard).toMatch(/^v1,\S+ v1,\S+ v1,\S+ v1a,\S+$/);
   });
 
   it("leaves the caller's byte bodies intact (they are copied, not transferred)", async () => {

@@ -1,4 +1,4 @@
-// Signs webhook deliveries on a piscina pool, in batches: every sign() call made in the same
+// Signs webhook deliveries on a piscina pool, both schemes in one worker call (signature.ts), in batches: every sign() call made in the same
 // microtask window (or until maxBatch items are queued) goes to the workers as one round trip.
 // The main thread never hashes nor UTF-8-encodes: string bodies travel as strings (a clone is a
 // copy), byte bodies are packed into one buffer that is transferred, not copied again.
@@ -15,6 +15,16 @@ export interface SignItem {
    * POST: they cost the main thread a memcpy, a string costs a UTF-16 copy plus the clone.
    */
   body: string | Uint8Array;
+  /** The event id: with it, the Standard Webhooks signature is made too (`webhook-id` is this id). */
+  id?: string;
+  /** An ed25519 signing key (`whsk_…`): adds `v1a,…` to the Standard Webhooks signature. */
+  signingKey?: string | null;
+}
+
+/** One item's signatures: the `x-service-signature` header and the `webhook-signature` value ('' for an item without an id). */
+export interface Signed {
+  signature: string;
+  standard: string;
 }
 
 export interface SignerPoolOptions {
@@ -27,10 +37,10 @@ export interface SignerPoolOptions {
 }
 
 interface Owner {
-  results: string[];
+  results: Signed[];
   remaining: number;
   settled: boolean;
-  resolve(headers: string[]): void;
+  resolve(headers: Signed[]): void;
   reject(err: unknown): void;
 }
 
@@ -67,8 +77,13 @@ export class SignerPool {
     });
   }
 
-  /** Headers for the items, in order. Rejects only on a bad item, a worker failure or after close(). */
+  /** `x-service-signature` headers for the items, in order. Rejects only on a bad item, a worker failure or after close(). */
   sign(items: readonly SignItem[]): Promise<string[]> {
+    return this.signAll(items).then((signed) => signed.map((s) => s.signature));
+  }
+
+  /** Both schemes' signatures for the items, in order (see Signed). Rejects as sign() does. */
+  signAll(items: readonly SignItem[]): Promise<Signed[]> {
     if (this.#closed) return Promise.reject(new Error('SignerPool is closed'));
     // Checked here so one bad item fails its own caller, not everyone sharing its batch.
     for (const item of items) {
@@ -81,9 +96,12 @@ export class SignerPool {
       if (!Array.isArray(item.secrets) || item.secrets.some((s) => typeof s !== 'string')) {
         return Promise.reject(new TypeError('signature secrets must be an array of strings'));
       }
+      if ((item.id !== undefined && (typeof item.id !== 'string' || item.id.includes('\n'))) || (item.signingKey != null && typeof item.signingKey !== 'string')) {
+        return Promise.reject(new TypeError('signature id and signing key must be strings (an id without a line break)'));
+      }
     }
     if (items.length === 0) return Promise.resolve([]);
-    return new Promise<string[]>((resolve, reject) => {
+    return new Promise<Signed[]>((resolve, reject) => {
       const owner: Owner = { results: new Array(items.length), remaining: items.length, settled: false, resolve, reject };
       for (let i = 0; i < items.length; i++) {
         this.#items.push(items[i]);
@@ -151,11 +169,11 @@ export class SignerPool {
     const done = this.#pool
       .run(task, { transferList: [task.meta.buffer, task.bytes.buffer] })
       .then((joined: string) => {
-        const headers = joined.split('\n');
+        const lines = joined.split('\n');
         for (let i = 0; i < owners.length; i++) {
           const o = owners[i];
           if (o.settled) continue;
-          o.results[slots[i]] = headers[i];
+          o.results[slots[i]] = { signature: lines[2 * i], standard: lines[2 * i + 1] };
           if (--o.remaining === 0) {
             o.settled = true;
             o.resolve(o.results);
@@ -182,23 +200,32 @@ export const STRING_BODY = 0xffffffff;
 export interface SignTask {
   /** String bodies at their item's index; null where the body is in `bytes`. */
   bodies: (string | null)[];
+  /** Event ids at their item's index; null: no Standard Webhooks signature. */
+  ids: (string | null)[];
   /** Byte bodies, back to back; its buffer is transferred. */
   bytes: Uint8Array<ArrayBuffer>;
-  /** Per item: t, bodyStart (or STRING_BODY), bodyLength, secretCount, secretIndex × secretCount. */
+  /** Per item: t, bodyStart (or STRING_BODY), bodyLength, signingKeyIndex (or NO_KEY), secretCount, secretIndex × secretCount. */
   meta: Uint32Array<ArrayBuffer>;
   /** The batch's distinct secrets. */
   secrets: string[];
+  /** The batch's distinct ed25519 signing keys. */
+  keys: string[];
 }
+
+/** Marks an item without an ed25519 signing key. */
+export const NO_KEY = 0xffffffff;
 
 /** The message for one round trip. */
 export function encodeBatch(items: readonly SignItem[]): SignTask {
   let metaLength = 0;
   let byteLength = 0;
   for (const item of items) {
-    metaLength += 4 + item.secrets.length;
+    metaLength += 5 + item.secrets.length;
     if (typeof item.body !== 'string') byteLength += item.body.byteLength;
   }
   const bodies = new Array<string | null>(items.length);
+  const ids = new Array<string | null>(items.length);
+  const keys: string[] = [];
   // allocUnsafeSlow: an ArrayBuffer of its own (a pooled Buffer's would detach the shared pool).
   const bytes = Buffer.allocUnsafeSlow(byteLength);
   const meta = new Uint32Array(metaLength);
@@ -220,6 +247,14 @@ export function encodeBatch(items: readonly SignItem[]): SignTask {
       meta[m++] = item.body.byteLength;
       offset += item.body.byteLength;
     }
+    ids[i] = item.id ?? null;
+    if (item.signingKey && item.id !== undefined) {
+      let k = keys.indexOf(item.signingKey);
+      if (k < 0) k = keys.push(item.signingKey) - 1;
+      meta[m++] = k;
+    } else {
+      meta[m++] = NO_KEY;
+    }
     meta[m++] = item.secrets.length;
     for (const s of item.secrets) {
       let k = secretIndex.get(s);
@@ -231,5 +266,5 @@ export function encodeBatch(items: readonly SignItem[]): SignTask {
       meta[m++] = k;
     }
   }
-  return { bodies, bytes, meta, secrets };
+  return { bodies, ids, bytes, meta, secrets, keys };
 }

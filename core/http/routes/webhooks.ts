@@ -30,6 +30,18 @@ const limitProps = {
   },
 } as const;
 
+/** Checked in full by endpoints.ts (checkHeaders), so that every bad header is listed at once. */
+const headersProp = {
+  type: ['object', 'null'],
+  additionalProperties: { type: 'string' },
+  description:
+    'Headers sent with every delivery (at most 20, 4096 bytes in all). Refused: the signature and delivery headers (`x-service-signature`, `webhook-*`, `x-diwan-*`), hop-by-hop headers (`connection`, `keep-alive`, `transfer-encoding`, `te`, `trailer`, `upgrade`, `proxy-*`), `host`, `content-length`, `content-type`, and invalid names or values. On PATCH the set replaces the old one; null or {} removes them',
+} as const;
+const asymmetricProp = {
+  type: 'boolean',
+  description: 'Also sign each delivery with ed25519 (Standard Webhooks `v1a,…` in `webhook-signature`); the endpoint shows the public key as `publicKey`. Turning it off and on again makes a new key pair',
+} as const;
+
 const deliveryParams = {
   type: 'object', required: ['id', 'deliveryId'],
   properties: { id: { type: 'string', maxLength: 64 }, deliveryId: { type: 'string', maxLength: 64 } },
@@ -75,7 +87,7 @@ export function webhookRoutes(deps: { webhooks: Webhooks; catalogue: CatalogueSe
         schema: {
           body: {
             type: 'object', additionalProperties: false, required: ['url', 'topics'],
-            properties: { url: urlProp, topics: topicsProp, description: descriptionProp, enabled: { type: 'boolean', default: true }, ...limitProps },
+            properties: { url: urlProp, topics: topicsProp, description: descriptionProp, enabled: { type: 'boolean', default: true }, ...limitProps, headers: headersProp, asymmetric: asymmetricProp },
           },
           response: { 201: dataOf(endpointWithSecretSchema) },
         },
@@ -104,14 +116,14 @@ export function webhookRoutes(deps: { webhooks: Webhooks; catalogue: CatalogueSe
     ),
     core(
       {
-        method: 'PATCH', url: `${BASE}/:id`, operationId: 'core.updateWebhookEndpoint', summary: "Change an endpoint's URL, topics, enabled flag, description or limits",
+        method: 'PATCH', url: `${BASE}/:id`, operationId: 'core.updateWebhookEndpoint', summary: "Change an endpoint's URL, topics, enabled flag, description, limits, custom headers or asymmetric signing",
         description: '`enabled: true` enables an endpoint again, one the host disabled included: its reason is cleared, its failing streak starts afresh and its pending deliveries go out.',
         permission: 'webhooks:manage', errors: ['NOT_FOUND'],
         schema: {
           params: idParams,
           body: {
             type: 'object', additionalProperties: false, minProperties: 1,
-            properties: { url: urlProp, topics: topicsProp, description: descriptionProp, enabled: { type: 'boolean' }, ...limitProps },
+            properties: { url: urlProp, topics: topicsProp, description: descriptionProp, enabled: { type: 'boolean' }, ...limitProps, headers: headersProp, asymmetric: asymmetricProp },
           },
           response: { 200: dataOf(endpointWithWarningsSchema) },
         },

@@ -50,6 +50,7 @@ const en: Table = {
   'reason.malformedHttp': 'it is not well-formed HTTP/1.1',
   // Why the host disabled a webhook endpoint (core/webhooks/endpoints.ts).
   'webhook.disabledDetail': 'no successful delivery since {{since}} ({{hours}} h; the limit is {{limit}} s); last attempt: {{last}}',
+  'webhook.goneDetail': 'the endpoint answered 410 Gone at {{at}}: it asked for no more deliveries',
 };
 
 const ar: Table = {
@@ -111,6 +112,7 @@ const ar: Table = {
   'reason.lineEnding': 'يجب أن ينتهي كل سطر بـ CR LF',
   'reason.malformedHttp': 'ليس طلب HTTP/1.1 سليمًا',
   'webhook.disabledDetail': 'لا تسليم ناجحًا منذ {{since}} ({{hours}} ساعة؛ والحد {{limit}} ثانية)؛ آخر محاولة: {{last}}',
+  'webhook.goneDetail': 'أجابت نقطة الاستقبال بالرمز 410 Gone في {{at}}: طلبت إيقاف التسليمات',
 };
 
 for (const [code, entry] of Object.entries(errorCodes)) {

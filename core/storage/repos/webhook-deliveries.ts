@@ -50,6 +50,10 @@ export interface EndpointTarget {
   secret: string;
   previous_secret: string | null;
   previous_secret_until: number | null;
+  /** Custom headers as stored (JSON text), or null. */
+  headers: string | null;
+  /** The sealed ed25519 signing key, or null. */
+  signing_key: string | null;
 }
 
 /** A delivery just leased. */
@@ -58,6 +62,8 @@ export interface LeasedRow {
   event_id: string;
   topic: string;
   attempts: number;
+  /** Attempts a Retry-After deferred (they do not walk the ladder). */
+  deferrals: number;
 }
 
 /** An event as the deliveries of it send it. */
@@ -90,10 +96,13 @@ export interface DueRow {
   event_id: string;
   topic: string;
   attempts: number;
+  deferrals: number;
   url: string;
   secret: string;
   previous_secret: string | null;
   previous_secret_until: number | null;
+  headers: string | null;
+  signing_key: string | null;
   company_id: string;
   data: string;
   test: number;
@@ -112,6 +121,8 @@ export interface AttemptResult {
   responseExcerpt: string;
   responseBytes: number;
   next: { state: Exclude<DeliveryStateName, 'in_flight'>; at: number | null };
+  /** The delivery's deferrals after this attempt; absent: unchanged. */
+  deferrals?: number;
 }
 
 const FILTER_SQL: Record<DeliveryFilter, string> = {
@@ -157,7 +168,7 @@ export class WebhookDeliveriesRepo {
    */
   async lockEndpoint(endpointId: string): Promise<(EndpointPace & EndpointTarget) | 'busy' | undefined> {
     const r = await this.db.get<EndpointPace & EndpointTarget>(
-      `SELECT max_in_flight, rate_per_second, throttle_milli, throttle_at, url, secret, previous_secret, previous_secret_until
+      `SELECT max_in_flight, rate_per_second, throttle_milli, throttle_at, url, secret, previous_secret, previous_secret_until, headers, signing_key
        FROM webhook_endpoints WHERE id = ? AND enabled = 1 ${this.db.dialect.skipLocked}`,
       [endpointId],
     );
@@ -165,6 +176,7 @@ export class WebhookDeliveriesRepo {
       return {
         max_in_flight: numOrNull(r.max_in_flight), rate_per_second: numOrNull(r.rate_per_second), throttle_milli: numOrNull(r.throttle_milli), throttle_at: numOrNull(r.throttle_at),
         url: r.url, secret: r.secret, previous_secret: r.previous_secret, previous_secret_until: numOrNull(r.previous_secret_until),
+        headers: r.headers ?? null, signing_key: r.signing_key ?? null,
       };
     }
     if (!this.db.dialect.skipLocked) return undefined;
@@ -196,11 +208,13 @@ export class WebhookDeliveriesRepo {
       `UPDATE webhook_deliveries SET state = 'in_flight', lease_until = ?, lease_token = ?, updated_at = ?
        WHERE seq IN (SELECT seq FROM webhook_deliveries ${this.db.dialect.indexHint('webhook_deliveries_pending')}
                      WHERE endpoint_id = ? AND state = 'pending' AND next_attempt_at <= ? ORDER BY seq LIMIT ?)
-       RETURNING seq, id, event_id, topic, attempts`,
+       RETURNING seq, id, event_id, topic, attempts, deferrals`,
       [untilMs, token, at, endpointId, nowMs, limit],
     );
     // RETURNING promises no order.
-    return rows.sort((a, b) => Number(a.seq) - Number(b.seq)).map((r) => ({ id: r.id, event_id: r.event_id, topic: r.topic, attempts: Number(r.attempts) }));
+    return rows
+      .sort((a, b) => Number(a.seq) - Number(b.seq))
+      .map((r) => ({ id: r.id, event_id: r.event_id, topic: r.topic, attempts: Number(r.attempts), deferrals: Number(r.deferrals ?? 0) }));
   }
 
   /** Events by id (those pruned meanwhile are missing). */
@@ -233,7 +247,7 @@ export class WebhookDeliveriesRepo {
    */
   async recordMany(results: (AttemptResult & { token: string })[]): Promise<Set<string>> {
     const recorded = new Set<string>();
-    const next = (r: AttemptResult) => [r.next.state, r.attempt, r.next.at, r.status, r.failure, r.at, r.next.state === 'delivered' ? r.at : null];
+    const next = (r: AttemptResult) => [r.next.state, r.attempt, r.next.at, r.status, r.failure, r.at, r.next.state === 'delivered' ? r.at : null, r.deferrals ?? null];
     for (let i = 0; i < results.length; i += ROWS_PER_STATEMENT) {
       const part = results.slice(i, i + ROWS_PER_STATEMENT);
       if (this.db.dialect.bulkUpdate) {
@@ -241,8 +255,8 @@ export class WebhookDeliveriesRepo {
         const rows = await this.db.all<{ id: string }>(
           `UPDATE webhook_deliveries SET state = v.column3, attempts = v.column4, next_attempt_at = v.column5, last_status = v.column6,
              last_failure = v.column7, updated_at = v.column8, delivered_at = COALESCE(v.column9, webhook_deliveries.delivered_at),
-             lease_until = NULL, lease_token = NULL
-           FROM (VALUES ${part.map(() => '(CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS INTEGER), CAST(? AS BIGINT), CAST(? AS INTEGER), CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS TEXT))').join(', ')}) AS v
+             deferrals = COALESCE(v.column10, webhook_deliveries.deferrals), lease_until = NULL, lease_token = NULL
+           FROM (VALUES ${part.map(() => '(CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS INTEGER), CAST(? AS BIGINT), CAST(? AS INTEGER), CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS INTEGER))').join(', ')}) AS v
            WHERE webhook_deliveries.id = v.column1 AND webhook_deliveries.state = 'in_flight' AND webhook_deliveries.lease_token = v.column2
            RETURNING webhook_deliveries.id`,
           part.flatMap((r) => [r.deliveryId, r.token, ...next(r)]),
@@ -252,7 +266,7 @@ export class WebhookDeliveriesRepo {
         for (const r of part) {
           const { changes } = await this.db.run(
             `UPDATE webhook_deliveries SET state = ?, attempts = ?, next_attempt_at = ?, last_status = ?, last_failure = ?, updated_at = ?,
-               delivered_at = COALESCE(?, delivered_at), lease_until = NULL, lease_token = NULL
+               delivered_at = COALESCE(?, delivered_at), deferrals = COALESCE(?, deferrals), lease_until = NULL, lease_token = NULL
              WHERE id = ? AND state = 'in_flight' AND lease_token = ?`,
             [...next(r), r.deliveryId, r.token],
           );

@@ -26,6 +26,12 @@ export interface EndpointRecord {
   maxInFlight: number | null;
   /** Deliveries started per second; null: no throttle. */
   ratePerSecond: number | null;
+  /** Headers sent with every delivery; null: none. */
+  headers: Record<string, string> | null;
+  /** The ed25519 signing key, sealed like the secrets; null: no asymmetric signature. */
+  signingKey: string | null;
+  /** Its public key (`whpk_…`). */
+  publicKey: string | null;
 }
 
 /** What the health check reads of an endpoint after a failed attempt. */
@@ -56,6 +62,9 @@ interface Raw {
   failing_since: number | null;
   max_in_flight: number | null;
   rate_per_second: number | null;
+  headers: string | null;
+  signing_key: string | null;
+  public_key: string | null;
 }
 
 const numOrNull = (v: unknown) => (v === null || v === undefined ? null : Number(v));
@@ -67,11 +76,13 @@ const toRecord = (r: Raw): EndpointRecord => ({
   secretRotatedAt: r.secret_rotated_at, createdAt: r.created_at, updatedAt: r.updated_at,
   disabledReason: r.disabled_reason, disabledAt: r.disabled_at, disabledDetail: r.disabled_detail, failingSince: numOrNull(r.failing_since),
   maxInFlight: numOrNull(r.max_in_flight), ratePerSecond: numOrNull(r.rate_per_second),
+  headers: r.headers == null ? null : (JSON.parse(r.headers) as Record<string, string>), signingKey: r.signing_key ?? null, publicKey: r.public_key ?? null,
 });
 
 const values = (e: EndpointRecord) => [
   e.url, JSON.stringify(e.topics), e.description, e.enabled ? 1 : 0, e.secret, e.previousSecret, e.previousSecretUntil, e.secretRotatedAt,
-  e.createdAt, e.updatedAt, e.disabledReason, e.disabledAt, e.disabledDetail, e.failingSince, e.maxInFlight, e.ratePerSecond, e.companyId, e.id,
+  e.createdAt, e.updatedAt, e.disabledReason, e.disabledAt, e.disabledDetail, e.failingSince, e.maxInFlight, e.ratePerSecond,
+  e.headers === null ? null : JSON.stringify(e.headers), e.signingKey, e.publicKey, e.companyId, e.id,
 ];
 
 export class WebhookEndpointsRepo {
@@ -80,8 +91,9 @@ export class WebhookEndpointsRepo {
   async insert(e: EndpointRecord): Promise<void> {
     await this.db.run(
       `INSERT INTO webhook_endpoints (url, topics, description, enabled, secret, previous_secret, previous_secret_until, secret_rotated_at,
-         created_at, updated_at, disabled_reason, disabled_at, disabled_detail, failing_since, max_in_flight, rate_per_second, company_id, id)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+         created_at, updated_at, disabled_reason, disabled_at, disabled_detail, failing_since, max_in_flight, rate_per_second,
+         headers, signing_key, public_key, company_id, id)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       values(e),
     );
   }
@@ -91,7 +103,8 @@ export class WebhookEndpointsRepo {
     await this.db.run(
       `UPDATE webhook_endpoints SET url = ?, topics = ?, description = ?, enabled = ?, secret = ?, previous_secret = ?,
          previous_secret_until = ?, secret_rotated_at = ?, created_at = ?, updated_at = ?, disabled_reason = ?, disabled_at = ?,
-         disabled_detail = ?, failing_since = ?, max_in_flight = ?, rate_per_second = ? WHERE company_id = ? AND id = ?`,
+         disabled_detail = ?, failing_since = ?, max_in_flight = ?, rate_per_second = ?, headers = ?, signing_key = ?, public_key = ?
+       WHERE company_id = ? AND id = ?`,
       values(e),
     );
   }
@@ -148,12 +161,17 @@ export class WebhookEndpointsRepo {
     return r && { id: r.id, companyId: r.company_id, url: r.url, enabled: Number(r.enabled) === 1, failingSince: numOrNull(r.failing_since) };
   }
 
-  /** Every stored secret, for re-sealing under a new key. */
-  async sealed(): Promise<{ id: string; secret: string; previousSecret: string | null }[]> {
-    return this.db.all('SELECT id, secret, previous_secret AS "previousSecret" FROM webhook_endpoints ORDER BY seq');
+  /** Every stored secret (and signing key), for re-sealing under a new key. */
+  async sealed(): Promise<{ id: string; secret: string; previousSecret: string | null; signingKey: string | null }[]> {
+    return this.db.all('SELECT id, secret, previous_secret AS "previousSecret", signing_key AS "signingKey" FROM webhook_endpoints ORDER BY seq');
   }
 
-  async reseal(id: string, secret: string, previousSecret: string | null): Promise<void> {
-    await this.db.run('UPDATE webhook_endpoints SET secret = ?, previous_secret = ? WHERE id = ?', [secret, previousSecret, id]);
+  /** Stores re-sealed values; the signing key is left as it is when `signingKey` is undefined. */
+  async reseal(id: string, secret: string, previousSecret: string | null, signingKey?: string | null): Promise<void> {
+    if (signingKey === undefined) {
+      await this.db.run('UPDATE webhook_endpoints SET secret = ?, previous_secret = ? WHERE id = ?', [secret, previousSecret, id]);
+    } else {
+      await this.db.run('UPDATE webhook_endpoints SET secret = ?, previous_secret = ?, signing_key = ? WHERE id = ?', [secret, previousSecret, signingKey, id]);
+    }
   }
 }

@@ -444,7 +444,8 @@ function HealthPanel({ ep, manage, busy, onEnable }: { ep: Endpoint; manage: boo
       </h3>
       {h === 'healthy' && <p>{t('health.healthyText')}</p>}
       {h === 'failing' && ep.failingSince && <p>{t('health.failingText', { ...when(ep.failingSince), days: formatNumber(DEFAULT_DISABLE_AFTER_DAYS) })}</p>}
-      {h === 'disabled-failing' && ep.disabledAt && (
+      {/* A 410 answer: the detail below (worded by the host in the person's language) says it all. */}
+      {h === 'disabled-failing' && ep.disabledAt && ep.disabledReason !== 'gone' && (
         <p>
           {ep.failingSince
             ? t('health.disabledFailingText', { ...when(ep.disabledAt), since: formatDateTime(ep.failingSince) })

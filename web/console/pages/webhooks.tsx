@@ -18,8 +18,8 @@ export interface Endpoint {
   topics: string[];
   description: string | null;
   enabled: boolean;
-  /** `failing`: the host disabled it after it failed without a success for too long; `manual`: someone did. */
-  disabledReason: 'failing' | 'manual' | null;
+  /** `failing`: the host disabled it after it failed without a success for too long; `gone`: the host did when it answered 410 Gone; `manual`: someone did. */
+  disabledReason: 'failing' | 'gone' | 'manual' | null;
   disabledAt: string | null;
   /** What the host saw when it disabled the endpoint (a sentence in English), or null. */
   disabledDetail: string | null;
@@ -35,7 +35,8 @@ export interface Endpoint {
 export type Health = 'healthy' | 'failing' | 'disabled-failing' | 'disabled-manual';
 
 export function healthOf(ep: Pick<Endpoint, 'enabled' | 'disabledReason' | 'failingSince'>): Health {
-  if (!ep.enabled) return ep.disabledReason === 'failing' ? 'disabled-failing' : 'disabled-manual';
+  // Disabled by the host: for failing too long, or (`gone`) on a 410 answer.
+  if (!ep.enabled) return ep.disabledReason === 'failing' || ep.disabledReason === 'gone' ? 'disabled-failing' : 'disabled-manual';
   return ep.failingSince ? 'failing' : 'healthy';
 }
 
