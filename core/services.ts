@@ -41,7 +41,7 @@ export interface ServiceOptions {
   clock?: Clock;
   /** First-party apps available on the host; defaults to those in `manifests/`. Packages stored in the database load as well. */
   sources?: AppSource[];
-  /** Apps a new company gets unless it asks otherwise; defaults to every first-party app. */
+  /** Apps a new company gets unless it asks otherwise; defaults to DIWAN_DEFAULT_APPS, else every first-party app. */
   defaultApps?: string[];
   /** The key ring sealing webhook secrets; defaults to DIWAN_SECRET_KEY or the key file (a throwaway ring for `:memory:` hosts). */
   secretBox?: SecretBox;
@@ -140,7 +140,7 @@ export async function withApps(core: CoreServices, opts: ServiceOptions = {}): P
   storage.changes.on('packages', () => {
     void packages.syncPackages(packageDeps).then(({ failed }) => failed.forEach((f) => log(f.error, 'package refused', { appId: f.appId })));
   });
-  const defaultApps = (opts.defaultApps ?? sources.filter((s) => s.origin === 'first-party').map((s) => s.manifest.id)).filter((id) => runtime.get(id));
+  const defaultApps = (opts.defaultApps ?? config.defaultApps ?? sources.filter((s) => s.origin === 'first-party').map((s) => s.manifest.id)).filter((id) => runtime.get(id));
   return {
     ...core, tr, permissions, runtime, lifecycle, catalogue, defaultApps,
     createCompany: (input, actor = CLI_ACTOR) => lifecycle.createCompany(input, actor, input.apps ?? defaultApps),

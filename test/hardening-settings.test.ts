@@ -32,6 +32,12 @@ describe('loadConfig', () => {
     expect(loadConfig({ DIWAN_DATA_DIR: '/srv/new', DATA_DIR: '/srv/old' }).dataDir).toBe('/srv/new');
   });
 
+  it('reads the apps a new company gets from DIWAN_DEFAULT_APPS (issue 29), refusing what is not an app id', () => {
+    expect(loadConfig({}).defaultApps).toBeUndefined();
+    expect(loadConfig({ DIWAN_DEFAULT_APPS: 'invoicing, crm,employees' }).defaultApps).toEqual(['invoicing', 'crm', 'employees']);
+    expect(() => loadConfig({ DIWAN_DEFAULT_APPS: 'invoicing,Bad App' })).toThrow(/DIWAN_DEFAULT_APPS.*Bad App/);
+  });
+
   it('reads good values, booleans in their usual spellings', () => {
     const c = loadConfig({ PORT: '8080', DIWAN_BODY_LIMIT: '2048', DIWAN_WEBHOOK_ALLOW_LOOPBACK: 'TRUE', DIWAN_WEBHOOK_ALLOW_PRIVATE: 'off', DIWAN_WEBHOOK_LADDER: '1s,2s', DIWAN_RATE_LIMIT: '0', PORT_UNUSED: 'x' });
     expect([c.port, c.bodyLimit, c.webhooks.allowLoopback, c.webhooks.allowPrivate, c.webhooks.ladder, c.rateLimitPerMinute]).toEqual([8080, 2048, true, false, [1, 2], 0]);

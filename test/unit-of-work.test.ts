@@ -6,7 +6,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Host } from '../core/host.ts';
+import { buildHost as buildHostOn, type Host } from '../core/host.ts';
 import { REPO_ROOT } from '../core/apps/app-source.ts';
 import { docTableName } from '../core/storage/repos/documents.ts';
 import { openStorage, type Storage } from '../core/storage/open.ts';
@@ -103,7 +103,8 @@ describe('a process killed between two writes of a request', { timeout: 240_000 
     target = onPostgres() ? db.env.DIWAN_DATABASE_URL : file;
     const source = ledgerSource(root);
     appDir = source.dir;
-    const setup = await buildHost({ ...(onPostgres() ? db.hostOptions : { dbFile: file }), sources: [source], config: { dataDir: root, rateLimitPerMinute: 0 } });
+    // On the very database the child opens (test/db.ts's buildHost would make a fresh one).
+    const setup = await buildHostOn({ ...(onPostgres() ? db.hostOptions : { dbFile: file }), sources: [source], config: { dataDir: root, rateLimitPerMinute: 0 } });
     companyId = (await setup.createCompany({ name: 'Crash Co', apps: ['ledger'] })).company.id;
     headers = { ...authHeaders((await createKey(setup, companyId, { role: 'Member' })).key, companyId), 'content-type': 'application/json' };
     await setup.close();

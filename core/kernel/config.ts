@@ -14,6 +14,8 @@ export interface HostConfig {
   roles: { api: boolean; worker: boolean };
   /** Folder of the SQLite database and of uploaded app packages. */
   dataDir: string;
+  /** The apps a new company gets when its creator names none (DIWAN_DEFAULT_APPS); undefined: every first-party app. */
+  defaultApps?: string[];
   /** `postgres://…`: the host's database on PostgreSQL instead of the SQLite file in `dataDir`. */
   databaseUrl?: string;
   /** Largest request body accepted, in bytes. */
@@ -84,6 +86,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): HostConfig {
     // DIWAN_DATA_DIR, or DATA_DIR, its older name, still read.
     dataDir: path.resolve(textSetting(env, 'DIWAN_DATA_DIR', textSetting(env, 'DATA_DIR', './data'))),
     databaseUrl: databaseUrlSetting(env),
+    defaultApps: parsedSetting<string[] | undefined>(env, 'DIWAN_DEFAULT_APPS', () => undefined, (v) => {
+      const ids = v.split(',').map((p) => p.trim()).filter(Boolean);
+      const bad = ids.filter((id) => !/^[a-z][a-z0-9-]{1,39}$/.test(id));
+      if (bad.length) throw new Error(`must be app ids separated by commas (not ${bad.join(', ')})`);
+      return ids;
+    }),
     publicUrl: textSetting(env, 'DIWAN_PUBLIC_URL', `http://localhost:${env.PORT && /^\d+$/.test(env.PORT) ? env.PORT : 3000}`, (v) =>
       /^https?:\/\/[^\s/]+(\/[^\s]*)?$/.test(v) ? undefined : 'must be an http(s) URL such as https://diwan.example.com',
     ).replace(/\/$/, ''),

@@ -51,6 +51,9 @@ describe('the document with webhooks', () => {
     expect(op).toMatchObject({ operationId: 'webhook.order.paid', summary: 'order.paid happened.', tags: ['shop'] });
     expect(op.parameters.map((p: { $ref: string }) => p.$ref)).toEqual([
       '#/components/parameters/WebhookSignature',
+      '#/components/parameters/WebhookStandardId',
+      '#/components/parameters/WebhookStandardTimestamp',
+      '#/components/parameters/WebhookStandardSignature',
       '#/components/parameters/WebhookEventId',
       '#/components/parameters/WebhookDeliveryId',
     ]);
