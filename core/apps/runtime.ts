@@ -326,9 +326,13 @@ export class AppRuntime {
   // ---- per-company install state ------------------------------------------------------
 
   installs(companyId: string): Promise<Map<string, InstallRow>> {
+    const read = () => this.deps.storage.installs.summaries(companyId).then((rows) => new Map(rows.map((r) => [r.appId, r])));
+    // Inside a unit of work, read through it: what it wrote counts, and it never waits on a read
+    // another request began (which, on SQLite, waits for this unit of work's connection).
+    if (this.deps.storage.db.inTransaction()) return read();
     let m = this.installCache.get(companyId);
     if (!m) {
-      m = this.deps.storage.installs.summaries(companyId).then((rows) => new Map(rows.map((r) => [r.appId, r])));
+      m = read();
       m.catch(() => this.installCache.delete(companyId));
       this.installCache.set(companyId, m);
     }

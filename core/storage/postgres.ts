@@ -125,7 +125,7 @@ export class PostgresDb implements Db {
   transaction<T>(fn: () => Promise<T>, opts?: { lazy?: boolean }): Promise<T> {
     const store = this.als.getStore();
     if (store?.open) return this.savepoint(store, fn);
-    if (store?.lazy) return this.begin(store).then(() => this.savepoint(store, fn));
+    if (store?.lazy) return this.firstWrite(store, fn);
     const run = this.outermost(fn, !!opts?.lazy);
     this.transactions.add(run);
     const forget = () => this.transactions.delete(run);
@@ -157,6 +157,24 @@ export class PostgresDb implements Db {
         tx.client.off('error', tx.lost!);
         tx.client.release(tx.broken);
       }
+    }
+  }
+
+  /**
+   * The unit of work's first write: nothing before it to keep, so no savepoint; a failure rolls
+   * all of it back and leaves the unit of work lazy again, as if never begun.
+   */
+  private async firstWrite<T>(tx: Tx, fn: () => Promise<T>): Promise<T> {
+    await this.begin(tx);
+    try {
+      return await fn();
+    } catch (err) {
+      if (tx.open) await tx.client!.query('ROLLBACK').catch((e: Error) => (tx.broken = e));
+      tx.client!.off('error', tx.lost!);
+      tx.client!.release(tx.broken);
+      Object.assign(tx, { open: false, lazy: true, beginning: undefined, client: undefined, broken: undefined });
+      tx.after.length = 0;
+      throw err;
     }
   }
 

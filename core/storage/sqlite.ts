@@ -113,7 +113,14 @@ export class SqliteDb implements Db {
     if (store?.open) return this.savepoint(store, fn);
     if (store?.lazy) {
       await this.begin(store);
-      return this.savepoint(store, fn);
+      // The unit of work's first write: nothing before it to keep, so no savepoint; a failure
+      // rolls all of it back and leaves the unit of work lazy again, as if never begun.
+      try {
+        return await fn();
+      } catch (err) {
+        this.unbegin(store);
+        throw err;
+      }
     }
     const tx: Tx = { depth: 0, open: false, after: [], lazy: !!opts?.lazy };
     this.scopes++;
@@ -143,6 +150,15 @@ export class SqliteDb implements Db {
       // of the process (each request, each webhook attempt); run() enables it again.
       if (--this.scopes === 0) this.als.disable();
     }
+  }
+
+  private unbegin(tx: Tx): void {
+    if (tx.open && this.conn.inTransaction) this.conn.exec('ROLLBACK');
+    Object.assign(tx, { open: false, lazy: true, beginning: undefined });
+    tx.after.length = 0;
+    this.held = null;
+    tx.release?.();
+    tx.release = undefined;
   }
 
   /** Takes the connection for `tx` (waiting for the unit of work that holds it) and begins. */

@@ -605,6 +605,19 @@ describe.each(databases())('storage on $name', (database) => {
         throw new Error('after two writes');
       }, { lazy: true })).rejects.toThrow('after two writes');
       expect(await values()).toEqual([]);
+      // Its first write failing inside a nested transaction the caller catches undoes just that;
+      // what it writes after commits.
+      await clear();
+      await s.db.transaction(async () => {
+        await s.db.transaction(async () => {
+          await s.db.run('INSERT INTO tx_probe (v) VALUES (?)', ['undone']);
+          throw new Error('inner');
+        }).catch(() => {});
+        expect(s.db.inTransaction()).toBe(false);
+        await s.db.transaction(() => s.db.run('INSERT INTO tx_probe (v) VALUES (?)', ['kept']));
+        await s.db.run('INSERT INTO tx_probe (v) VALUES (?)', ['kept too']);
+      }, { lazy: true });
+      expect(await values()).toEqual(['kept', 'kept too']);
       // One that only reads never begins.
       const log: string[] = [];
       await s.db.transaction(async () => {
