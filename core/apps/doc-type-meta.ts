@@ -4,6 +4,7 @@
 import type { FieldDecl } from '../../manifests/manifest.schema.ts';
 import type { Lang, Translator } from '../kernel/i18n/i18n.ts';
 import type { LoadedApp } from './runtime.ts';
+import { isReadOnly } from './doc-schemas.ts';
 
 type LineFieldDecl = NonNullable<FieldDecl['fields']>[number];
 
@@ -92,7 +93,7 @@ export interface MetaDeps {
 
 /** The field that names a document: its first required string field, else its first filterable one. */
 const titleFieldOf = (fields: readonly FieldDecl[]): string | null =>
-  (fields.find((f) => f.type === 'string' && !f.readOnly && f.required) ?? fields.find((f) => f.type === 'string' && !f.readOnly && f.filterable))?.name ?? null;
+  (fields.find((f) => f.type === 'string' && !isReadOnly(f) && f.required) ?? fields.find((f) => f.type === 'string' && !isReadOnly(f) && f.filterable))?.name ?? null;
 
 /** The document types of one app, as `GET /api/v1/document-types` answers them. */
 export function docTypeMeta(a: LoadedApp, d: MetaDeps): Record<string, unknown>[] {
@@ -105,7 +106,7 @@ export function docTypeMeta(a: LoadedApp, d: MetaDeps): Record<string, unknown>[
       type: f.type,
       label: f.label?.[d.lang] ?? f.name,
       required: !!f.required,
-      readOnly: !!f.readOnly,
+      readOnly: isReadOnly(f),
       filterable: !!f.filterable,
     };
     for (const k of ['minimum', 'maximum', 'minLength', 'maxLength'] as const) if (f[k] !== undefined) out[k] = f[k];
