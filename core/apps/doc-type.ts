@@ -18,7 +18,7 @@ import { compileFor, check, validationError, ajvDetails, unstorableDetails } fro
 import { buildDocSchemas, eventPayloadSchema, isReadOnly, type DocSchemas } from './doc-schemas.ts';
 import { appFault } from './app-fault.ts';
 import { buildRules, hasExpressions, type CompiledRules } from './rules/document-rules.ts';
-import { applySet, brokenRules, computeInto, guardHolds, transitionScope, type RuleScope } from './rules/evaluate.ts';
+import { applySet, brokenRules, celDocument, computeInto, guardHolds, transitionScope, type RuleScope } from './rules/evaluate.ts';
 import { currencyDigits } from '../tenancy/companies.ts';
 import { roleAtLeast } from '../identity/roles.ts';
 
@@ -336,7 +336,8 @@ export class DocType {
       return;
     }
     const s = this.ruleScope(caller);
-    const problems = [...earlier, ...computeInto(rules, this.decl.fields, doc, s), ...brokenRules(rules, this.decl, doc, s)];
+    const cel = celDocument(this.decl, doc, s);
+    const problems = [...earlier, ...computeInto(rules, this.decl.fields, doc, cel, s), ...brokenRules(rules, this.decl, cel, s)];
     if (problems.length) throw validationError(problems);
   }
 

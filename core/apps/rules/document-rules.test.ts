@@ -5,6 +5,7 @@ import { checkManifest } from '../manifest-check.ts';
 import { validManifest } from '../app-source.ts';
 import { rulesManifest } from '../../../test/rules-app.ts';
 import { daysBetween, divRound, roundHalfAway, timesRound } from './decimal.ts';
+import { toMinor } from './values.ts';
 import type { Manifest } from '../../../manifests/manifest.schema.ts';
 
 type Mutable = Record<string, any>;
@@ -88,5 +89,8 @@ describe('the exact helpers', () => {
     expect(divRound(-5n, 2n)).toBe(-3n);
     expect(daysBetween('2026-02-27', '2026-03-02')).toBe(3n);   // across the end of February
     expect(daysBetween('2026-03-02', '2026-02-27')).toBe(-3n);
+    // Amounts to minor units: the common case (no more decimals than the currency) and the rest, on the decimal text.
+    expect([toMinor(0.29, 2), toMinor(11_525, 2), toMinor(1234.5, 3), toMinor(5, 0)]).toEqual([29n, 1_152_500n, 1_234_500n, 5n]);
+    expect([toMinor(1.005, 2), toMinor(-2.675, 2), toMinor(0.125, 2)]).toEqual([101n, -268n, 13n]);
   });
 });

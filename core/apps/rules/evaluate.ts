@@ -18,14 +18,16 @@ const summary = (e: unknown) => (e as { summary?: string }).summary ?? String((e
 /** A rule reading a field the document does not have (an optional date left empty) is not broken. */
 const isAbsentField = (e: unknown) => (e as { code?: string }).code === 'no_such_key';
 
+/** The document as CEL sees it, converted once per write and kept in step by `computeInto`. */
+export const celDocument = (dt: DocumentTypeDecl, doc: Record<string, unknown>, s: RuleScope) => toCel(dt.fields, doc, s.digits);
+
 /**
- * Sets each computed field of `doc` (in dependency order, each seeing those before it). A field
+ * Sets each computed field of `doc` and of its CEL view `cel` (in dependency order, each seeing those before it). A field
  * whose expression fails (a division by zero) is a problem at its pointer.
  */
-export function computeInto(rules: CompiledRules, fields: readonly FieldDecl[], doc: Record<string, unknown>, s: RuleScope): ErrorDetail[] {
+export function computeInto(rules: CompiledRules, fields: readonly FieldDecl[], doc: Record<string, unknown>, cel: Record<string, unknown>, s: RuleScope): ErrorDetail[] {
   if (!rules.computed.length) return [];
   const problems: ErrorDetail[] = [];
-  const cel = toCel(fields, doc, s.digits);
   for (const { field, program } of rules.computed) {
     try {
       const value = program({ doc: cel });
@@ -40,16 +42,16 @@ export function computeInto(rules: CompiledRules, fields: readonly FieldDecl[], 
   return problems;
 }
 
-/** The validations `doc` breaks, each with its pointer and its message in the caller's language. */
-export function brokenRules(rules: CompiledRules, dt: DocumentTypeDecl, doc: Record<string, unknown>, s: RuleScope): ErrorDetail[] {
+/** The validations the document (`cel`, as CEL sees it) breaks, each with its pointer and its message in the caller's language. */
+export function brokenRules(rules: CompiledRules, dt: DocumentTypeDecl, cel: Record<string, unknown>, s: RuleScope): ErrorDetail[] {
   if (!rules.validations.length) return [];
-  const cel = { doc: toCel(dt.fields, doc, s.digits) };
+  const activation = { doc: cel };
   const problems: ErrorDetail[] = [];
   for (const { program, index } of rules.validations) {
     const v = dt.validations![index];
     let holds: boolean;
     try {
-      holds = program(cel) === true;
+      holds = program(activation) === true;
     } catch (e) {
       if (isAbsentField(e)) continue;
       holds = false;

@@ -8,8 +8,17 @@ import { timesRound } from './decimal.ts';
 
 type Field = FieldDecl | LineFieldDecl;
 
+const SCALE = [1, 10, 100, 1000, 10_000];
+
 /** The minor units of an amount: `toMinor(1234.5, 2)` is 123450n. */
-export const toMinor = (amount: number, digits: number): bigint => timesRound(10n ** BigInt(digits), amount);
+export function toMinor(amount: number, digits: number): bigint {
+  // An amount with no more decimals than the currency has (nearly always) scales within a hair
+  // of an integer: that integer is exact. Anything else is rounded on its decimal text.
+  const x = amount * (SCALE[digits] ?? 10 ** digits);
+  const r = Math.round(x);
+  if (Math.abs(x - r) < 1e-6 && Number.isSafeInteger(r)) return BigInt(r);
+  return timesRound(10n ** BigInt(digits), amount);
+}
 
 /** An object of declared fields as CEL sees it. */
 export function toCel(fields: readonly Field[], obj: Record<string, unknown>, digits: number): Record<string, unknown> {
