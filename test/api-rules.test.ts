@@ -110,7 +110,10 @@ describe('rules in the manifest', () => {
       const doc = await create();
       const e = expectError(await co.as('Member').post(`/api/v1/orders/${doc.id}/approve`), 403, 'FORBIDDEN');
       expect(e.details[0]).toMatchObject({ reason: 'roles', transition: 'approve', roles: ['Manager'], role: 'Member' });
-      expect((await co.as('Manager').post(`/api/v1/orders/${doc.id}/approve`)).json().data.state).toBe('sent');
+      // An input that names a document must name one of this company.
+      const ref = expectError(await co.as('Manager').post(`/api/v1/orders/${doc.id}/approve`, { relatedId: 'ord_0nosuchorder00000000' }), 400, 'VALIDATION_ERROR');
+      expect(ref.details[0]).toMatchObject({ pointer: '/relatedId', rule: 'exists' });
+      expect((await co.as('Manager').post(`/api/v1/orders/${doc.id}/approve`, { relatedId: doc.id })).json().data.state).toBe('sent');
     });
 
     it('takes its declared input (required ones required, nothing undeclared) and stores what `set` says', async () => {

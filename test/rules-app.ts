@@ -44,7 +44,8 @@ export function rulesManifest(): Manifest {
       lockedIn: ['closed', 'lost'],
       transitions: [
         { name: 'send', from: ['draft'], to: 'sent', label: bi('Send', 'إرسال'), guard: { rule: 'doc.total > 0', message: bi('An order with nothing to pay cannot be sent', 'لا يرسل طلب لا مبلغ فيه') } },
-        { name: 'approve', from: ['draft'], to: 'sent', label: bi('Approve', 'اعتماد'), roles: ['Manager'] },
+        { name: 'approve', from: ['draft'], to: 'sent', label: bi('Approve', 'اعتماد'), roles: ['Manager'],
+          input: [{ name: 'relatedId', type: 'reference', to: 'order', label: bi('Related order', 'طلب مرتبط') }] },
         { name: 'close', from: ['sent'], to: 'closed', label: bi('Close', 'إغلاق'),
           input: [{ name: 'note', type: 'string', required: true, minLength: 1, maxLength: 500, label: bi('Note', 'ملاحظة') }],
           set: { notes: 'input.note', probability: '100' } },

@@ -290,7 +290,7 @@ export class DocType {
   }
 
   /** References must name a document of this company; every problem at once. */
-  private async checkReferences(doc: Record<string, unknown>, caller: Caller): Promise<void> {
+  private async checkReferences(doc: Record<string, unknown>, caller: Caller, fields: Fields = this.decl.fields): Promise<void> {
     const problems: Record<string, unknown>[] = [];
     const visit = async (fields: Fields, obj: Record<string, unknown>, base: string) => {
       for (const f of fields) {
@@ -311,7 +311,7 @@ export class DocType {
         }
       }
     };
-    await visit(this.decl.fields, doc, '');
+    await visit(fields, doc, '');
     if (problems.length) throw validationError(problems);
   }
 
@@ -453,6 +453,8 @@ export class DocType {
           reason: this.deps.tr.t(caller.lang, 'reason.transition', { transition: name, state: previous.state }),
         });
       }
+      // An input that names a document names one of this company, as a field does.
+      if (t.input) await this.checkReferences(body, caller, t.input);
       const data = row.data;
       let next: DocRow = { ...row };
       const compiled = this.rules?.transitions.get(name);
