@@ -336,7 +336,7 @@ export class DocType {
       return;
     }
     const s = this.ruleScope(caller);
-    const cel = celDocument(this.decl, doc, s);
+    const cel = celDocument(rules, this.decl, doc, s);
     const problems = [...earlier, ...computeInto(rules, this.decl.fields, doc, cel, s), ...brokenRules(rules, this.decl, cel, s)];
     if (problems.length) throw validationError(problems);
   }
@@ -461,7 +461,7 @@ export class DocType {
       if (compiled) {
         const s = this.ruleScope(caller);
         const doc = JSON.parse(data) as Record<string, unknown>;
-        const activation = transitionScope(this.decl, t.input, doc, body, s);
+        const activation = transitionScope(compiled, this.decl, t.input, doc, body, s);
         if (!guardHolds(compiled, activation)) {
           throw new DiwanError('CONFLICT', [{ reason: 'guard', transition: name, state: previous.state }], { reason: t.guard!.message[caller.lang] });
         }

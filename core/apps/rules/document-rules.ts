@@ -4,7 +4,7 @@
 // refused at install) or the compiled rules, which a DocType builds once per manifest version.
 import type { Environment, ParseResult } from '@marcbachmann/cel-js';
 import type { DocumentTypeDecl, FieldDecl, TransitionDecl } from '../../../manifests/manifest.schema.ts';
-import { documentEnvironment, transitionEnvironment } from './environment.ts';
+import { documentEnvironment, transitionEnvironment, type CelShapes } from './environment.ts';
 import { RESULT_TYPES } from './values.ts';
 
 export interface RuleProblem {
@@ -21,11 +21,15 @@ export interface ComputedField {
 }
 
 export interface CompiledTransition {
+  /** The classes its `doc` and `input` are built as. */
+  shapes: CelShapes;
   guard?: Program;
   set: { field: FieldDecl; program: Program }[];
 }
 
 export interface CompiledRules {
+  /** The classes `doc` and its lines are built as (undefined when the type has no expression). */
+  shapes?: CelShapes;
   /** Computed fields, each after the computed fields it reads. */
   computed: ComputedField[];
   validations: { program: Program; index: number }[];
@@ -87,10 +91,10 @@ function order(dt: DocumentTypeDecl, at: string, add: (p: RuleProblem) => void):
   return out;
 }
 
-function buildTransition(t: TransitionDecl, j: number, dt: DocumentTypeDecl, docEnv: Environment, at: string, add: (p: RuleProblem) => void): CompiledTransition {
+function buildTransition(t: TransitionDecl, j: number, dt: DocumentTypeDecl, docEnv: Environment, docShapes: CelShapes, at: string, add: (p: RuleProblem) => void): CompiledTransition {
   const tat = `${at}/transitions/${j}`;
   // A transition with no input has no `input` to read: using it is a type error.
-  const env = t.input ? transitionEnvironment(docEnv, t.input) : docEnv;
+  const { env, shapes } = t.input ? transitionEnvironment(docEnv, docShapes, t.input) : { env: docEnv, shapes: docShapes };
   const guard = t.guard ? compileOne(env, t.guard.rule, `${tat}/guard/rule`, ['bool'], 'a guard', add) : undefined;
   const set: CompiledTransition['set'] = [];
   for (const [name, expr] of Object.entries(t.set ?? {})) {
@@ -104,7 +108,7 @@ function buildTransition(t: TransitionDecl, j: number, dt: DocumentTypeDecl, doc
       if (program) set.push({ field, program });
     }
   }
-  return { guard, set };
+  return { shapes, guard, set };
 }
 
 /** Checks and compiles the rules of one document type (`at` is its pointer in the manifest). */
@@ -112,7 +116,7 @@ export function buildRules(dt: DocumentTypeDecl, at: string): { problems: RulePr
   const problems: RuleProblem[] = [];
   const add = (p: RuleProblem) => problems.push(p);
   if (!hasExpressions(dt)) return { problems, rules: { computed: [], validations: [], transitions: new Map() } };
-  const env = documentEnvironment(dt.fields);
+  const { env, shapes } = documentEnvironment(dt.fields);
   const computed: ComputedField[] = [];
   for (const f of order(dt, at, add)) {
     const pointer = `${at}/fields/${dt.fields.indexOf(f)}/compute`;
@@ -132,7 +136,7 @@ export function buildRules(dt: DocumentTypeDecl, at: string): { problems: RulePr
   });
   const transitions = new Map<string, CompiledTransition>();
   (dt.transitions ?? []).forEach((t, j) => {
-    if (t.guard || t.set) transitions.set(t.name, buildTransition(t, j, dt, env, at, add));
+    if (t.guard || t.set) transitions.set(t.name, buildTransition(t, j, dt, env, shapes, at, add));
   });
-  return problems.length ? { problems } : { problems, rules: { computed, validations, transitions } };
+  return problems.length ? { problems } : { problems, rules: { shapes, computed, validations, transitions } };
 }

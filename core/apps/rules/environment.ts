@@ -62,22 +62,40 @@ function withFunctions(env: Environment): Environment {
 const fieldTypes = (fields: readonly (FieldDecl | LineFieldDecl)[], lineType: (f: FieldDecl) => string) =>
   Object.fromEntries(fields.map((f) => [f.name, celType(f, f.type === 'lines' ? lineType(f as FieldDecl) : undefined)]));
 
-/** The environment of a document type's rules: `doc` is the document. */
-export function documentEnvironment(fields: readonly FieldDecl[]): Environment {
+/**
+ * The classes a document, its lines and a transition's input are built as for CEL. Values of
+ * a registered class are taken as they are; a plain object would be converted, field by field,
+ * at every evaluation (twice the cost of a write's rules).
+ */
+export interface CelShapes {
+  doc: new () => Record<string, unknown>;
+  lines: Map<string, new () => Record<string, unknown>>;
+  input?: new () => Record<string, unknown>;
+}
+
+const shape = () => class {} as unknown as new () => Record<string, unknown>;
+
+/** The environment of a document type's rules (`doc` is the document), and the classes its values are built as. */
+export function documentEnvironment(fields: readonly FieldDecl[]): { env: Environment; shapes: CelShapes } {
   const env = new Environment({ limits: LIMITS, enableOptionalTypes: true });
+  const shapes: CelShapes = { doc: shape(), lines: new Map() };
   const lineType = (f: FieldDecl) => `Lines_${f.name}`;
   for (const f of fields) {
-    if (f.type === 'lines') env.registerType(lineType(f), { fields: fieldTypes(f.fields ?? [], lineType) });
+    if (f.type !== 'lines') continue;
+    const ctor = shape();
+    shapes.lines.set(f.name, ctor);
+    env.registerType(lineType(f), { ctor, fields: fieldTypes(f.fields ?? [], lineType) });
   }
-  env.registerType('Document', { fields: fieldTypes(fields, lineType) });
+  env.registerType('Document', { ctor: shapes.doc, fields: fieldTypes(fields, lineType) });
   env.registerVariable('doc', 'Document');
-  return withFunctions(env);
+  return { env: withFunctions(env), shapes };
 }
 
 /** A transition's environment: its document's, and `input`, the body it takes. */
-export function transitionEnvironment(docEnv: Environment, input: readonly LineFieldDecl[]): Environment {
+export function transitionEnvironment(docEnv: Environment, docShapes: CelShapes, input: readonly LineFieldDecl[]): { env: Environment; shapes: CelShapes } {
   const env = docEnv.clone();
-  env.registerType('Input', { fields: fieldTypes(input, () => '') });
+  const ctor = shape();
+  env.registerType('Input', { ctor, fields: fieldTypes(input, () => '') });
   env.registerVariable('input', 'Input');
-  return env;
+  return { env, shapes: { ...docShapes, input: ctor } };
 }

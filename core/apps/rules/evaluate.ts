@@ -19,7 +19,7 @@ const summary = (e: unknown) => (e as { summary?: string }).summary ?? String((e
 const isAbsentField = (e: unknown) => (e as { code?: string }).code === 'no_such_key';
 
 /** The document as CEL sees it, converted once per write and kept in step by `computeInto`. */
-export const celDocument = (dt: DocumentTypeDecl, doc: Record<string, unknown>, s: RuleScope) => toCel(dt.fields, doc, s.digits);
+export const celDocument = (rules: CompiledRules, dt: DocumentTypeDecl, doc: Record<string, unknown>, s: RuleScope) => toCel(dt.fields, doc, s.digits, rules.shapes!.doc, rules.shapes);
 
 /**
  * Sets each computed field of `doc` and of its CEL view `cel` (in dependency order, each seeing those before it). A field
@@ -62,8 +62,9 @@ export function brokenRules(rules: CompiledRules, dt: DocumentTypeDecl, cel: Rec
 }
 
 /** The activation of a transition's expressions: the document as it is, and the body sent. */
-export function transitionScope(dt: DocumentTypeDecl, input: readonly LineFieldDecl[] | undefined, doc: Record<string, unknown>, body: Record<string, unknown>, s: RuleScope) {
-  return { doc: toCel(dt.fields, doc, s.digits), ...(input ? { input: toCel(input, body, s.digits) } : {}) };
+export function transitionScope(t: CompiledTransition, dt: DocumentTypeDecl, input: readonly LineFieldDecl[] | undefined, doc: Record<string, unknown>, body: Record<string, unknown>, s: RuleScope) {
+  const doc_ = toCel(dt.fields, doc, s.digits, t.shapes.doc, t.shapes);
+  return input && t.shapes.input ? { doc: doc_, input: toCel(input, body, s.digits, t.shapes.input) } : { doc: doc_ };
 }
 
 /** Does the guard hold? An expression that cannot be evaluated does not. */

@@ -5,6 +5,7 @@
 // any other absent field is absent (`has(doc.field)` tells).
 import type { FieldDecl, LineFieldDecl } from '../../../manifests/manifest.schema.ts';
 import { timesRound } from './decimal.ts';
+import type { CelShapes } from './environment.ts';
 
 type Field = FieldDecl | LineFieldDecl;
 
@@ -20,9 +21,9 @@ export function toMinor(amount: number, digits: number): bigint {
   return timesRound(10n ** BigInt(digits), amount);
 }
 
-/** An object of declared fields as CEL sees it. */
-export function toCel(fields: readonly Field[], obj: Record<string, unknown>, digits: number): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
+/** An object of declared fields as CEL sees it, built as `ctor` (the class its CEL type was registered with). */
+export function toCel(fields: readonly Field[], obj: Record<string, unknown>, digits: number, ctor: new () => Record<string, unknown>, shapes?: CelShapes): Record<string, unknown> {
+  const out = new ctor();
   for (const f of fields) {
     const v = obj[f.name];
     switch (f.type) {
@@ -36,8 +37,10 @@ export function toCel(fields: readonly Field[], obj: Record<string, unknown>, di
         out[f.name] = typeof v === 'number' ? v : 0;
         break;
       case 'lines':
-        if (Array.isArray(v)) out[f.name] = v.map((line) => toCel((f as FieldDecl).fields ?? [], line as Record<string, unknown>, digits));
-        else out[f.name] = [];
+        if (Array.isArray(v)) {
+          const lineCtor = shapes!.lines.get(f.name)!;
+          out[f.name] = v.map((line) => toCel((f as FieldDecl).fields ?? [], line as Record<string, unknown>, digits, lineCtor));
+        } else out[f.name] = [];
         break;
       default:
         if (v !== undefined && v !== null) out[f.name] = v;
