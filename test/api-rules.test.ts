@@ -141,6 +141,21 @@ describe('rules in the manifest', () => {
       expect(body).toMatchObject({ type: 'object', additionalProperties: false, required: ['note'], properties: { note: { type: 'string', maxLength: 500 } } });
     });
 
+    it('is described to clients (the console): inputs, roles, computed and locked fields, in the caller’s language', async () => {
+      const res = await co.as('Viewer').get('/api/v1/document-types', { 'accept-language': 'ar' });
+      expect(res.statusCode, res.body).toBe(200);
+      const meta = res.json().data.find((d: { name: string }) => d.name === 'order');
+      expect(meta.lockedIn).toEqual(['closed', 'lost']);
+      const field = (name: string) => meta.fields.find((f: { name: string }) => f.name === name);
+      expect(field('total')).toMatchObject({ readOnly: true, computed: true, description: 'المجموع الفرعي − الخصم' });
+      expect(field('customer')).toMatchObject({ readOnly: false, lockedIn: ['sent'] });
+      const tr = (name: string) => meta.transitions.find((t: { name: string }) => t.name === name);
+      expect(tr('close').input).toEqual([expect.objectContaining({ name: 'note', type: 'string', required: true, label: 'ملاحظة' })]);
+      expect(tr('lose').input[0].options.map((o: { value: string }) => o.value)).toEqual(['price', 'timing', 'other']);
+      expect(tr('approve').roles).toEqual(['Manager']);
+      expect(tr('send').input).toBeUndefined();
+    });
+
     it('rolls back when what `set` gives breaks a rule: no state change, no audit entry', async () => {
       const doc = await create({ discountPercent: 50 });
       const e = expectError(await co.as().post(`/api/v1/orders/${doc.id}/boom`), 400, 'VALIDATION_ERROR');

@@ -18,6 +18,9 @@ const lineFieldMeta = {
     label: { type: 'string', description: "In the caller's language; the field's name when the manifest gives no label" },
     required: { type: 'boolean', description: 'Always present: a write must give it, or, read-only, the app sets it' },
     readOnly: { type: 'boolean', description: 'Set by the app, never by the client' },
+    description: { type: 'string', description: "What it holds, or how it is computed, in the caller's language (when the manifest says)" },
+    computed: { type: 'boolean', description: 'Computed by the host on every write from the document (read-only)' },
+    lockedIn: { type: 'array', items: text, description: 'States in which an update cannot change it' },
     filterable: { type: 'boolean', description: 'Offered as `?<name>=` on the list route' },
     minimum: { type: 'number' },
     maximum: { type: 'number' },
@@ -62,6 +65,7 @@ export const docTypeMetaSchema = {
       items: { type: 'object', required: ['name', 'label'], properties: { name: text, label: text } },
     },
     initialState: { type: ['string', 'null'] },
+    lockedIn: { type: 'array', items: text, description: 'States in which a document is not updated or deleted (only its transitions change it)' },
     transitions: {
       type: 'array',
       items: {
@@ -70,6 +74,9 @@ export const docTypeMetaSchema = {
         properties: {
           name: text, label: text, from: { type: 'array', items: text }, to: text, permission: text,
           allowed: { type: 'boolean', description: 'Whether the caller holds its permission' },
+          description: { type: 'string', description: "What it does, in the caller's language (when the manifest says)" },
+          input: { type: 'array', items: lineFieldMeta, description: 'The body it takes, described as fields are' },
+          roles: { type: 'array', items: text, description: 'Only these roles (and higher) may run it' },
         },
       },
     },
@@ -110,6 +117,9 @@ export function docTypeMeta(a: LoadedApp, d: MetaDeps): Record<string, unknown>[
       filterable: !!f.filterable,
     };
     for (const k of ['minimum', 'maximum', 'minLength', 'maxLength'] as const) if (f[k] !== undefined) out[k] = f[k];
+    if (f.description) out.description = f.description[d.lang];
+    if ((f as FieldDecl).compute !== undefined) out.computed = true;
+    if ((f as FieldDecl).lockedIn) out.lockedIn = (f as FieldDecl).lockedIn;
     if (f.type === 'enum' && f.values) {
       out.values = f.values;
       out.options = f.values.map((v) => ({ value: v, label: say(`value.${f.name}.${v}`, v) }));
@@ -141,6 +151,7 @@ export function docTypeMeta(a: LoadedApp, d: MetaDeps): Record<string, unknown>[
       fields: decl.fields.map((f) => field(f, true)),
       states: (decl.states ?? []).map((s) => ({ name: s, label: say(`state.${s}`, s) })),
       initialState: decl.initialState ?? decl.states?.[0] ?? null,
+      ...(decl.lockedIn ? { lockedIn: decl.lockedIn } : {}),
       transitions: (decl.transitions ?? []).map((t) => ({
         name: t.name,
         label: t.label?.[d.lang] ?? t.name,
@@ -148,6 +159,9 @@ export function docTypeMeta(a: LoadedApp, d: MetaDeps): Record<string, unknown>[
         to: t.to,
         permission: `${r}:${t.name}`,
         allowed: d.allows(`${r}:${t.name}`),
+        ...(t.description ? { description: t.description[d.lang] } : {}),
+        ...(t.input ? { input: t.input.map((x) => field(x, false)) } : {}),
+        ...(t.roles ? { roles: t.roles } : {}),
       })),
       sort: ['createdAt', ...sortable, ...(decl.states ? ['state'] : [])].flatMap((s) => [s, `-${s}`]),
       permissions: { read: d.allows(`${r}:read`), create: d.allows(`${r}:create`), update: d.allows(`${r}:update`), delete: d.allows(`${r}:delete`) },
