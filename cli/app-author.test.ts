@@ -211,6 +211,24 @@ describe('validateApp', () => {
     expect((await validateApp(dir)).problems).toEqual([expect.objectContaining({ pointer: '', rule: 'json' })]);
   });
 
+  it('lists each rule whose expression does not check, with its pointer', async () => {
+    const { dir } = scaffold('rules-app');
+    const file = path.join(dir, 'manifest.json');
+    const m = JSON.parse(fs.readFileSync(file, 'utf8'));
+    const fields = m.documentTypes[0].fields;
+    fields.push({ name: 'shout', type: 'string', label: { en: 'Shout', ar: 'صياح' }, compute: 'doc.title + 1' });
+    m.documentTypes[0].validations = [{ rule: 'doc.title', message: { en: 'A title', ar: 'عنوان' } }];
+    m.documentTypes[0].transitions[0].guard = { rule: 'doc.title ==', message: { en: 'Ready', ar: 'جاهز' } };
+    fs.writeFileSync(file, JSON.stringify(m));
+    const res = await validateApp(dir);
+    expect(res.ok).toBe(false);
+    expect(res.problems.map((p) => [p.pointer, p.rule])).toEqual([
+      [`/documentTypes/0/fields/${fields.length - 1}/compute`, 'expressionType'],
+      ['/documentTypes/0/validations/0/rule', 'expressionType'],
+      ['/documentTypes/0/transitions/0/guard/rule', 'expression'],
+    ]);
+  });
+
   it('finds a route permission the manifest does not declare', async () => {
     const { dir } = scaffold('perm-app');
     const file = path.join(dir, 'server.ts');

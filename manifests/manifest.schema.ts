@@ -28,8 +28,10 @@ const permissionRef = { type: 'string', pattern: '^[a-z][a-z0-9-]*:[a-z][a-zA-Z0
 const fieldCommon = {
   name: { type: 'string', pattern: namePattern },
   label: bilingual,
+  /** What the field holds, or for a computed field how it is computed: the API reference and the console's help show it. */
+  description: bilingual,
   required: { type: 'boolean' },
-  /** Set by the app's hooks, never by the client: left out of the write schema. */
+  /** Set by the app's hooks (or computed), never by the client: left out of the write schema. */
   readOnly: { type: 'boolean' },
   /**
    * A secret (a password, a token): answered only by the document's own get route, never in
@@ -47,6 +49,14 @@ const fieldCommon = {
   /** reference: the document type it points at, `type` or `app-id/type`. */
   to: { type: 'string', pattern: '^([a-z][a-z0-9-]{1,39}/)?[a-z][a-zA-Z0-9_]{0,39}$' },
 } as const;
+
+/**
+ * A Common Expression Language expression (https://cel.dev), type-checked against the document's
+ * fields when the manifest is validated. Bounded so that one rule stays cheap to check and run.
+ */
+const expression = { type: 'string', minLength: 1, maxLength: 2000 } as const;
+
+const states = { type: 'array', minItems: 1, uniqueItems: true, items: { type: 'string', pattern: namePattern } } as const;
 
 const scalarTypes = ['string', 'number', 'integer', 'boolean', 'date', 'enum', 'money', 'reference'] as const;
 
@@ -68,6 +78,26 @@ const field = {
     fields: { type: 'array', minItems: 1, items: lineField },
     minItems: { type: 'integer', minimum: 0 },
     maxItems: { type: 'integer', minimum: 1 },
+    /**
+     * Computed on every write from the document (`doc.<field>`, `doc.<lines>` with its lines):
+     * the field is read-only, and a client that sends it is refused like any read-only field.
+     */
+    compute: expression,
+    /** States in which this field cannot be changed by an update (only a transition's `set` changes it). */
+    lockedIn: states,
+  },
+} as const;
+
+/** A rule every write must keep: `rule` is a CEL expression answering a bool over `doc`. */
+const validation = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['rule', 'message'],
+  properties: {
+    rule: expression,
+    /** The field the problem is reported against (its JSON pointer); without it, the document. */
+    field: { type: 'string', pattern: namePattern },
+    message: bilingual,
   },
 } as const;
 
@@ -125,8 +155,12 @@ const documentType = {
     label: bilingual,
     labelPlural: bilingual,
     fields: { type: 'array', minItems: 1, items: field },
-    states: { type: 'array', minItems: 1, uniqueItems: true, items: { type: 'string', pattern: namePattern } },
+    states,
     initialState: { type: 'string' },
+    /** States in which the document cannot be updated or deleted: it changes only through its transitions. */
+    lockedIn: states,
+    /** Rules each write must keep, all answered at once as one VALIDATION_ERROR. */
+    validations: { type: 'array', minItems: 1, maxItems: 100, items: validation },
     transitions: {
       type: 'array',
       items: {
@@ -136,8 +170,23 @@ const documentType = {
         properties: {
           name: { type: 'string', pattern: namePattern },
           label: bilingual,
+          /** What it does, for the API reference and the console's help. */
+          description: bilingual,
           from: { type: 'array', minItems: 1, items: { type: 'string' } },
           to: { type: 'string' },
+          /** The body it takes: fields like the document's (scalars), `input.<name>` in its expressions. */
+          input: { type: 'array', minItems: 1, maxItems: 50, items: lineField },
+          /** It may run only when `rule` (over `doc` and `input`) holds; otherwise CONFLICT with `message`. */
+          guard: {
+            type: 'object',
+            additionalProperties: false,
+            required: ['rule', 'message'],
+            properties: { rule: expression, message: bilingual },
+          },
+          /** Roles that may run it, on top of its permission (a higher role may too). */
+          roles: { type: 'array', minItems: 1, uniqueItems: true, items: role },
+          /** Fields of the document given values by expressions over `doc` and `input`, in the transition's write. */
+          set: { type: 'object', propertyNames: { pattern: namePattern }, minProperties: 1, maxProperties: 50, additionalProperties: expression },
         },
       },
     },
@@ -315,3 +364,6 @@ export type Role = PermissionDecl['role'];
 export type SourceDecl = TopicDecl['source'];
 export type ScheduleDecl = NonNullable<DocumentTypeDecl['schedules']>[number];
 export type ConditionDecl = NonNullable<SourceDecl['when']>;
+export type TransitionDecl = NonNullable<DocumentTypeDecl['transitions']>[number];
+export type ValidationDecl = NonNullable<DocumentTypeDecl['validations']>[number];
+export type LineFieldDecl = NonNullable<FieldDecl['fields']>[number];

@@ -210,9 +210,18 @@ export function appsMarkdown(apps: AppDoc[]): string {
       if (dt.states) {
         out.push('', `States: ${dt.states.map((st) => (st === dt.initialState ? `${code(st)} (initial)` : code(st))).join(', ')}.`);
       }
+      // The rules the manifest states, in the words its author gave them.
+      for (const f of dt.fields.filter((x) => x.compute !== undefined)) out.push('', `${code(f.name)}: ${cell(f.description?.en ?? `computed: ${f.compute!}`)}`);
+      for (const v of dt.validations ?? []) out.push('', `Refused: ${cell(v.message.en)}${v.field ? ` (${code(v.field)})` : ''}.`);
+      if (dt.lockedIn?.length) out.push('', `Locked in ${dt.lockedIn.map(code).join(', ')}: changed only by its transitions.`);
       if (dt.transitions?.length) {
-        out.push('', '| Transition | From → to |', '|---|---|');
-        for (const t of dt.transitions) out.push(`| ${code(t.name)} | ${t.from.map(code).join(', ')} → ${code(t.to)} |`);
+        out.push('', '| Transition | From → to | What it does |', '|---|---|---|');
+        for (const t of dt.transitions) {
+          const takes = t.input?.length ? ` Takes ${t.input.map((i) => code(i.name) + (i.required ? ' (required)' : '')).join(', ')}.` : '';
+          const roles = t.roles ? ` Only ${t.roles.join(', ')} and above.` : '';
+          const what = t.description ? t.description.en.replace(/([^.!?])$/, '$1.') : '';
+          out.push(`| ${code(t.name)} | ${t.from.map(code).join(', ')} → ${code(t.to)} | ${cell(`${what}${takes}${roles}`.trim())} |`);
+        }
       }
       if (dt.schedules?.length) {
         out.push('', '| Schedule | Due |', '|---|---|');

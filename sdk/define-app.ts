@@ -28,7 +28,8 @@ export interface DocHandle {
   list(q?: ListQuery): Promise<ListResult>;
   create(data: Record<string, unknown>): Promise<Doc>;
   update(id: string, patch: Record<string, unknown>): Promise<Doc>;
-  transition(id: string, name: string): Promise<Doc>;
+  /** Runs a transition; `input` is the body it declares (validated as the route's body is). */
+  transition(id: string, name: string, input?: Record<string, unknown>): Promise<Doc>;
   remove(id: string): Promise<Doc>;
 }
 

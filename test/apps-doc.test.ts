@@ -40,7 +40,15 @@ describe('docs/apps.md', () => {
       for (const dt of m.documentTypes ?? []) {
         expect(text, `${m.id}/${dt.name}`).toContain(`Resource \`/api/v1/${dt.resource}\``);
         for (const st of dt.states ?? []) expect(text, `${m.id}/${dt.name} ${st}`).toContain(`\`${st}\``);
-        for (const t of dt.transitions ?? []) expect(lines.has(`| \`${t.name}\` | ${t.from.map((f) => `\`${f}\``).join(', ')} → \`${t.to}\` |`), `${m.id}/${dt.name}.${t.name}`).toBe(true);
+        for (const t of dt.transitions ?? []) {
+          // Its row says what it does and what it takes (another type may have a transition of the same name and states).
+          const row = (l: string) => l.startsWith(`| \`${t.name}\` | ${t.from.map((f) => `\`${f}\``).join(', ')} → \`${t.to}\` |`) &&
+            l.includes(t.description?.en ?? '') && (t.input ?? []).every((i) => l.includes(`\`${i.name}\``));
+          expect([...lines].some(row), `${m.id}/${dt.name}.${t.name}`).toBe(true);
+        }
+        // The rules the manifest states: each computed field with its description, each validation's message.
+        for (const f of dt.fields.filter((x) => x.compute)) expect(text, `${m.id}/${dt.name}.${f.name}`).toContain(`\`${f.name}\`: ${f.description?.en ?? 'computed'}`);
+        for (const v of dt.validations ?? []) expect(text, `${m.id}/${dt.name}`).toContain(`Refused: ${v.message.en}`);
         for (const sc of dt.schedules ?? []) expect(has(`| \`${sc.name}\` | from \`${sc.date}\``), `${m.id}/${dt.name} schedule ${sc.name}`).toBe(true);
       }
       expect(routes.length, m.id).toBeGreaterThanOrEqual((m.documentTypes ?? []).length * 5);

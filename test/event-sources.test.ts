@@ -25,6 +25,7 @@ import { buildHost, dropTestDatabase, onPostgres, testDatabaseUrl } from './db.t
 import { ManualClock } from '../core/kernel/clock.ts';
 import { CLI_ACTOR } from '../core/kernel/actor.ts';
 import { REPO_ROOT, validManifest, type AppSource } from '../core/apps/app-source.ts';
+import { isReadOnly } from '../core/apps/doc-schemas.ts';
 import type { ConditionDecl, DocumentTypeDecl, FieldDecl, Manifest, SourceDecl, TopicDecl } from '../manifests/manifest.schema.ts';
 
 const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (a: Ajv) => Ajv;
@@ -155,7 +156,7 @@ async function valueFor(app: string, f: Field, full: boolean, stack: string[] = 
     case 'lines': {
       const lf = (f as FieldDecl).fields ?? [];
       const line: Json = {};
-      for (const x of lf) if (!x.readOnly && (x.required || full)) line[x.name] = await valueFor(app, x, full, stack);
+      for (const x of lf) if (!isReadOnly(x) && (x.required || full)) line[x.name] = await valueFor(app, x, full, stack);
       return Array.from({ length: Math.max(1, (f as FieldDecl).minItems ?? 1) }, () => ({ ...line }));
     }
   }
@@ -222,7 +223,7 @@ async function createBody(app: string, type: string, o: CreateOpts, stack: strin
   const body: Json = {};
   const override = OVERRIDES[`${app}/${type}`]?.(today()) ?? {};
   for (const f of decl.fields) {
-    if (f.readOnly || o.omit?.includes(f.name)) continue;
+    if (isReadOnly(f) || o.omit?.includes(f.name)) continue;
     if (o.set && f.name in o.set) body[f.name] = o.set[f.name];
     else if (f.name in override) body[f.name] = override[f.name];
     else if (f.required || o.full) body[f.name] = await valueFor(app, f, !!o.full, stack);
@@ -242,8 +243,17 @@ async function patchDoc(t: TypeRef, id: string, patch: Json): Promise<Doc> {
   return (await expectStatus(res, 200, `update ${t.app}/${t.decl.name} ${JSON.stringify(patch)}`)).data as Doc;
 }
 
+/** The body a transition takes: a value for each input it requires. */
+async function inputFor(t: TypeRef, name: string): Promise<Json | undefined> {
+  const input = t.decl.transitions?.find((x) => x.name === name)?.input;
+  if (!input) return undefined;
+  const body: Json = {};
+  for (const f of input) if (f.required) body[f.name] = await valueFor(t.app, f, false);
+  return body;
+}
+
 async function transitionDoc(t: TypeRef, id: string, name: string): Promise<Doc> {
-  const res = await call('POST', `/api/v1/${t.decl.resource}/${id}/${name}`, undefined, `/api/v1/${t.decl.resource}/:id/${name}`);
+  const res = await call('POST', `/api/v1/${t.decl.resource}/${id}/${name}`, await inputFor(t, name), `/api/v1/${t.decl.resource}/:id/${name}`);
   return (await expectStatus(res, 200, `${name} ${t.app}/${t.decl.name}`)).data as Doc;
 }
 
@@ -430,7 +440,7 @@ const byDocument: Record<Exclude<SourceDecl['on'], 'schedule' | 'operation'>, Dr
   async update(topic, app) {
     const t = typeOf(app, topic.source.type!);
     const doc = await createDoc(t.app, t.decl.name, { full: true, ...(await whenValues(t, topic.source.when)) });
-    const f = t.decl.fields.find((x) => !x.readOnly && x.type === 'string' && x.name !== topic.source.when?.field) ?? t.decl.fields.find((x) => !x.readOnly && ['number', 'integer', 'money'].includes(x.type));
+    const f = t.decl.fields.find((x) => !isReadOnly(x) && x.type === 'string' && x.name !== topic.source.when?.field) ?? t.decl.fields.find((x) => !isReadOnly(x) && ['number', 'integer', 'money'].includes(x.type));
     if (!f) throw new DriveError('no field to change');
     const seq = await mark();
     await patchDoc(t, doc.id, { [f.name]: await differentValue(app, f, doc[f.name]) });
@@ -704,14 +714,14 @@ describe('every installed app answers', () => {
       generated.set(`GET ${r}/:id`, async () => call('GET', `${r}/${(await createDoc(t.app, t.decl.name, {})).id}`, undefined, `${r}/:id`));
       generated.set(`PATCH ${r}/:id`, async () => {
         const doc = await createDoc(t.app, t.decl.name, { full: true });
-        const f = t.decl.fields.find((x) => !x.readOnly && x.type !== 'lines')!;
+        const f = t.decl.fields.find((x) => !isReadOnly(x) && x.type !== 'lines')!;
         return call('PATCH', `${r}/${doc.id}`, { [f.name]: await differentValue(t.app, f, doc[f.name]) }, `${r}/:id`);
       });
       generated.set(`DELETE ${r}/:id`, async () => call('DELETE', `${r}/${(await createDoc(t.app, t.decl.name, {})).id}`, undefined, `${r}/:id`));
       for (const tr of t.decl.transitions ?? []) {
         generated.set(`POST ${r}/:id/${tr.name}`, async () => {
           const doc = await walkTo(t, await createDoc(t.app, t.decl.name, { full: true }), (s) => tr.from.includes(s));
-          return call('POST', `${r}/${doc.id}/${tr.name}`, undefined, `${r}/:id/${tr.name}`);
+          return call('POST', `${r}/${doc.id}/${tr.name}`, await inputFor(t, tr.name), `${r}/:id/${tr.name}`);
         });
       }
     }

@@ -35,7 +35,7 @@ export function docHandle(dt: DocType, caller: Caller): DocHandle {
     list: (q) => dt.list(companyId, q),
     create: (data) => dt.create(caller, data),
     update: (id, patch) => dt.update(caller, id, patch),
-    transition: (id, name) => dt.transition(caller, id, name),
+    transition: (id, name, input) => dt.transition(caller, id, name, input),
     remove: (id) => dt.remove(caller, id),
   };
 }

@@ -1,9 +1,11 @@
 // A document type's declared fields become its JSON Schemas: the write shape (create), the
 // patch shape, the read shape and the list query. Built once per type.
-import type { DocumentTypeDecl, FieldDecl } from '../../manifests/manifest.schema.ts';
+import type { DocumentTypeDecl, FieldDecl, LineFieldDecl } from '../../manifests/manifest.schema.ts';
 
-type LineFieldDecl = NonNullable<FieldDecl['fields']>[number];
 type Schema = Record<string, unknown>;
+
+/** Neither a client nor an app's input sets it: the app's hooks do, or its `compute` expression. */
+export const isReadOnly = (f: FieldDecl | LineFieldDecl): boolean => !!f.readOnly || (f as FieldDecl).compute !== undefined;
 
 /** Bounds that also keep JSON's `1e400` (Infinity) out of numeric fields. */
 const NUMBER_BOUND = 1e15;
@@ -15,7 +17,8 @@ export const MONEY_BOUND = 1e12;
 
 function scalarSchema(f: FieldDecl | LineFieldDecl, idPrefixOf: (to: string) => string): Schema {
   const s: Schema = {};
-  if (f.label) s.description = f.label.en;
+  const about = f.description?.en ?? f.label?.en;
+  if (about) s.description = about;
   switch (f.type) {
     case 'string':
       Object.assign(s, { type: 'string', maxLength: f.maxLength ?? 10_000 });
@@ -51,7 +54,8 @@ function objectOf(fields: (FieldDecl | LineFieldDecl)[], mode: 'write' | 'read',
   const properties: Schema = {};
   const required: string[] = [];
   for (const f of fields) {
-    if (mode === 'write' && f.readOnly) continue;
+    const readOnly = isReadOnly(f);
+    if (mode === 'write' && readOnly) continue;
     properties[f.name] =
       f.type === 'lines'
         ? {
@@ -61,6 +65,8 @@ function objectOf(fields: (FieldDecl | LineFieldDecl)[], mode: 'write' | 'read',
             items: objectOf((f as FieldDecl).fields ?? [], mode, idPrefixOf),
           }
         : scalarSchema(f, idPrefixOf);
+    // What the client cannot write is marked so in the OpenAPI document (and generated clients).
+    if (readOnly) (properties[f.name] as Schema).readOnly = true;
     // On read, a field is always there if it is declared required: a write required it, or, for a
     // read-only field, the app's hooks promise to set it. A secret is left out of lists, audit
     // rows and events, so reads may lack it.
@@ -78,6 +84,8 @@ export interface DocSchemas {
   list: Schema;
   listQuery: Schema;
   params: Schema;
+  /** Each transition's body: its declared input, and nothing else. */
+  transitions: Record<string, Schema>;
 }
 
 export function buildDocSchemas(dt: DocumentTypeDecl, idPrefixOf: (to: string) => string): DocSchemas {
@@ -136,7 +144,11 @@ export function buildDocSchemas(dt: DocumentTypeDecl, idPrefixOf: (to: string) =
     required: ['id'],
     properties: { id: { type: 'string', maxLength: 64, description: `${dt.label.en} id (\`${dt.idPrefix}_…\`)` } },
   };
-  return { write, stored, patch, read, list, listQuery, params };
+  const transitions: Record<string, Schema> = {};
+  for (const t of dt.transitions ?? []) {
+    transitions[t.name] = { title: `${t.label?.en ?? t.name} ${dt.label.en}`, description: t.description?.en ?? `What ${t.name} takes`, ...objectOf(t.input ?? [], 'write', idPrefixOf) };
+  }
+  return { write, stored, patch, read, list, listQuery, params, transitions };
 }
 
 /**

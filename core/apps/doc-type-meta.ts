@@ -4,6 +4,7 @@
 import type { FieldDecl } from '../../manifests/manifest.schema.ts';
 import type { Lang, Translator } from '../kernel/i18n/i18n.ts';
 import type { LoadedApp } from './runtime.ts';
+import { isReadOnly } from './doc-schemas.ts';
 
 type LineFieldDecl = NonNullable<FieldDecl['fields']>[number];
 
@@ -17,6 +18,9 @@ const lineFieldMeta = {
     label: { type: 'string', description: "In the caller's language; the field's name when the manifest gives no label" },
     required: { type: 'boolean', description: 'Always present: a write must give it, or, read-only, the app sets it' },
     readOnly: { type: 'boolean', description: 'Set by the app, never by the client' },
+    description: { type: 'string', description: "What it holds, or how it is computed, in the caller's language (when the manifest says)" },
+    computed: { type: 'boolean', description: 'Computed by the host on every write from the document (read-only)' },
+    lockedIn: { type: 'array', items: text, description: 'States in which an update cannot change it' },
     filterable: { type: 'boolean', description: 'Offered as `?<name>=` on the list route' },
     minimum: { type: 'number' },
     maximum: { type: 'number' },
@@ -61,6 +65,7 @@ export const docTypeMetaSchema = {
       items: { type: 'object', required: ['name', 'label'], properties: { name: text, label: text } },
     },
     initialState: { type: ['string', 'null'] },
+    lockedIn: { type: 'array', items: text, description: 'States in which a document is not updated or deleted (only its transitions change it)' },
     transitions: {
       type: 'array',
       items: {
@@ -69,6 +74,9 @@ export const docTypeMetaSchema = {
         properties: {
           name: text, label: text, from: { type: 'array', items: text }, to: text, permission: text,
           allowed: { type: 'boolean', description: 'Whether the caller holds its permission' },
+          description: { type: 'string', description: "What it does, in the caller's language (when the manifest says)" },
+          input: { type: 'array', items: lineFieldMeta, description: 'The body it takes, described as fields are' },
+          roles: { type: 'array', items: text, description: 'Only these roles (and higher) may run it' },
         },
       },
     },
@@ -92,7 +100,7 @@ export interface MetaDeps {
 
 /** The field that names a document: its first required string field, else its first filterable one. */
 const titleFieldOf = (fields: readonly FieldDecl[]): string | null =>
-  (fields.find((f) => f.type === 'string' && !f.readOnly && f.required) ?? fields.find((f) => f.type === 'string' && !f.readOnly && f.filterable))?.name ?? null;
+  (fields.find((f) => f.type === 'string' && !isReadOnly(f) && f.required) ?? fields.find((f) => f.type === 'string' && !isReadOnly(f) && f.filterable))?.name ?? null;
 
 /** The document types of one app, as `GET /api/v1/document-types` answers them. */
 export function docTypeMeta(a: LoadedApp, d: MetaDeps): Record<string, unknown>[] {
@@ -105,10 +113,13 @@ export function docTypeMeta(a: LoadedApp, d: MetaDeps): Record<string, unknown>[
       type: f.type,
       label: f.label?.[d.lang] ?? f.name,
       required: !!f.required,
-      readOnly: !!f.readOnly,
+      readOnly: isReadOnly(f),
       filterable: !!f.filterable,
     };
     for (const k of ['minimum', 'maximum', 'minLength', 'maxLength'] as const) if (f[k] !== undefined) out[k] = f[k];
+    if (f.description) out.description = f.description[d.lang];
+    if ((f as FieldDecl).compute !== undefined) out.computed = true;
+    if ((f as FieldDecl).lockedIn) out.lockedIn = (f as FieldDecl).lockedIn;
     if (f.type === 'enum' && f.values) {
       out.values = f.values;
       out.options = f.values.map((v) => ({ value: v, label: say(`value.${f.name}.${v}`, v) }));
@@ -140,6 +151,7 @@ export function docTypeMeta(a: LoadedApp, d: MetaDeps): Record<string, unknown>[
       fields: decl.fields.map((f) => field(f, true)),
       states: (decl.states ?? []).map((s) => ({ name: s, label: say(`state.${s}`, s) })),
       initialState: decl.initialState ?? decl.states?.[0] ?? null,
+      ...(decl.lockedIn ? { lockedIn: decl.lockedIn } : {}),
       transitions: (decl.transitions ?? []).map((t) => ({
         name: t.name,
         label: t.label?.[d.lang] ?? t.name,
@@ -147,6 +159,9 @@ export function docTypeMeta(a: LoadedApp, d: MetaDeps): Record<string, unknown>[
         to: t.to,
         permission: `${r}:${t.name}`,
         allowed: d.allows(`${r}:${t.name}`),
+        ...(t.description ? { description: t.description[d.lang] } : {}),
+        ...(t.input ? { input: t.input.map((x) => field(x, false)) } : {}),
+        ...(t.roles ? { roles: t.roles } : {}),
       })),
       sort: ['createdAt', ...sortable, ...(decl.states ? ['state'] : [])].flatMap((s) => [s, `-${s}`]),
       permissions: { read: d.allows(`${r}:read`), create: d.allows(`${r}:create`), update: d.allows(`${r}:update`), delete: d.allows(`${r}:delete`) },

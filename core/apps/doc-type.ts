@@ -15,8 +15,12 @@ import type { Principal } from '../identity/principal.ts';
 import { newSortableId, isoNow } from '../kernel/ids.ts';
 import { DiwanError } from '../kernel/errors/diwan-error.ts';
 import { compileFor, check, validationError, ajvDetails, unstorableDetails } from '../kernel/validation.ts';
-import { buildDocSchemas, eventPayloadSchema, type DocSchemas } from './doc-schemas.ts';
+import { buildDocSchemas, eventPayloadSchema, isReadOnly, type DocSchemas } from './doc-schemas.ts';
 import { appFault } from './app-fault.ts';
+import { buildRules, hasExpressions, type CompiledRules } from './rules/document-rules.ts';
+import { applySet, brokenRules, celDocument, computeInto, guardHolds, transitionScope, type RuleScope } from './rules/evaluate.ts';
+import { currencyDigits } from '../tenancy/companies.ts';
+import { roleAtLeast } from '../identity/roles.ts';
 
 /** Who writes, in which company and language: what every operation is bound to. */
 export interface Caller {
@@ -68,7 +72,9 @@ export function holds(c: ConditionDecl, doc: Record<string, unknown>): boolean {
 
 export class DocType {
   private builtSchemas?: DocSchemas;
-  private compiled?: { write: ValidateFunction; stored: ValidateFunction; patch: ValidateFunction; listQuery: ValidateFunction; params: ValidateFunction };
+  private compiled?: { write: ValidateFunction; stored: ValidateFunction; patch: ValidateFunction; listQuery: ValidateFunction; params: ValidateFunction; transitions: Map<string, ValidateFunction> };
+  /** The type's compiled rules, once per manifest version; null when it declares none (the common, free case). */
+  private compiledRules?: CompiledRules | null;
   private readonly filterable: Set<string>;
 
   constructor(
@@ -97,6 +103,7 @@ export class DocType {
         patch: compileFor('body', schemas.patch),
         listQuery: compileFor('query', schemas.listQuery),
         params: compileFor('params', schemas.params),
+        transitions: new Map(Object.entries(schemas.transitions).map(([name, schema]) => [name, compileFor('body', schema)])),
       };
     }
     return this.compiled;
@@ -109,6 +116,19 @@ export class DocType {
   get validators() {
     const { write, patch, listQuery, params } = this.c;
     return { write, patch, listQuery, params };
+  }
+
+  /** The rules' programs, compiled on first use (the manifest was checked, so they compile). */
+  private get rules(): CompiledRules | null {
+    if (this.compiledRules === undefined) {
+      if (!hasExpressions(this.decl)) this.compiledRules = null;
+      else {
+        const { rules, problems } = buildRules(this.decl, '');
+        if (!rules) throw new Error(`${this.appId}.${this.decl.name}: rules do not compile: ${problems.map((p) => p.message).join('; ')}`);
+        this.compiledRules = rules;
+      }
+    }
+    return this.compiledRules;
   }
 
   /** The fields of the table's indexes: filters, and the dates schedules watch. */
@@ -270,7 +290,7 @@ export class DocType {
   }
 
   /** References must name a document of this company; every problem at once. */
-  private async checkReferences(doc: Record<string, unknown>, caller: Caller): Promise<void> {
+  private async checkReferences(doc: Record<string, unknown>, caller: Caller, fields: Fields = this.decl.fields): Promise<void> {
     const problems: Record<string, unknown>[] = [];
     const visit = async (fields: Fields, obj: Record<string, unknown>, base: string) => {
       for (const f of fields) {
@@ -291,7 +311,7 @@ export class DocType {
         }
       }
     };
-    await visit(this.decl.fields, doc, '');
+    await visit(fields, doc, '');
     if (problems.length) throw validationError(problems);
   }
 
@@ -302,6 +322,40 @@ export class DocType {
     const details = v(doc) ? [] : ajvDetails(v.errors ?? [], 'body', caller.lang, this.deps.tr);
     details.push(...unstorableDetails(doc, 'body', caller.lang, this.deps.tr));
     if (details.length) throw validationError(details.map((d) => ({ ...d, computed: true })));
+  }
+
+  private ruleScope(caller: Caller): RuleScope {
+    return { digits: currencyDigits(caller.company.currency) ?? 2, lang: caller.lang, tr: this.deps.tr };
+  }
+
+  /** Computes the computed fields, then checks the validations: every problem at once. */
+  private applyRules(doc: Record<string, unknown>, caller: Caller, earlier: Record<string, unknown>[] = []): void {
+    const rules = this.rules;
+    if (!rules) {
+      if (earlier.length) throw validationError(earlier);
+      return;
+    }
+    const s = this.ruleScope(caller);
+    const cel = celDocument(rules, this.decl, doc, s);
+    const problems = [...earlier, ...computeInto(rules, this.decl.fields, doc, cel, s), ...brokenRules(rules, this.decl, cel, s)];
+    if (problems.length) throw validationError(problems);
+  }
+
+  /** An update (or delete) of a document in a locked state, or of a field locked in it, is refused. */
+  private checkLocks(previous: Doc, patch: Record<string, unknown> | undefined, caller: Caller): void {
+    const state = previous.state;
+    if (state === undefined) return;
+    if (this.decl.lockedIn?.includes(state)) {
+      throw new DiwanError('CONFLICT', [{ reason: 'locked', state }], { reason: this.deps.tr.t(caller.lang, 'reason.locked', { state }) });
+    }
+    if (!patch) return;
+    for (const f of this.decl.fields) {
+      if (!f.lockedIn?.includes(state) || !(f.name in patch)) continue;
+      if (JSON.stringify(patch[f.name]) === JSON.stringify(previous[f.name])) continue;
+      throw new DiwanError('CONFLICT', [{ reason: 'locked', state, field: f.name, pointer: `/${f.name}` }], {
+        reason: this.deps.tr.t(caller.lang, 'reason.fieldLocked', { field: f.name, state }),
+      });
+    }
   }
 
   /** Emits the events whose source this write is. */
@@ -346,6 +400,7 @@ export class DocType {
     return this.deps.uow.run(this.scope(caller), async (w) => {
       await this.checkReferences(body, caller);
       await this.hook('beforeCreate', caller, body);
+      this.applyRules(body, caller);
       this.checkStored(body, caller);
       const ms = this.deps.clock.now();
       const now = isoNow(ms);
@@ -360,18 +415,20 @@ export class DocType {
     if (!opts.validated) check(this.c.patch, patch, 'body', caller.lang, this.deps.tr);
     return this.deps.uow.run(this.scope(caller), async (w) => {
       const { doc: previous, row } = await this.mustGet(caller.company.id, id);
+      this.checkLocks(previous, patch, caller);
       const current: Record<string, unknown> = Object.fromEntries(Object.entries(previous).filter(([k]) => !SYSTEM.includes(k)));
-      // Read-only fields (top level and in lines) are recomputed by hooks from what the client may write.
+      // Read-only fields (top level and in lines) are recomputed by hooks and rules from what the client may write.
       for (const f of this.decl.fields) {
-        if (f.readOnly) delete current[f.name];
+        if (isReadOnly(f)) delete current[f.name];
         else if (f.type === 'lines' && Array.isArray(current[f.name])) {
-          const readOnly = new Set((f.fields ?? []).filter((lf) => lf.readOnly).map((lf) => lf.name));
+          const readOnly = new Set((f.fields ?? []).filter((lf) => isReadOnly(lf)).map((lf) => lf.name));
           current[f.name] = (current[f.name] as Record<string, unknown>[]).map((line) => Object.fromEntries(Object.entries(line).filter(([k]) => !readOnly.has(k))));
         }
       }
       const merged = check<Record<string, unknown>>(this.c.write, { ...current, ...structuredClone(patch) }, 'body', caller.lang, this.deps.tr);
       await this.checkReferences(merged, caller);
       await this.hook('beforeUpdate', caller, merged, previous);
+      this.applyRules(merged, caller);
       this.checkStored(merged, caller);
       const next: DocRow = { ...row, data: JSON.stringify(merged), updated_at: isoNow(this.deps.clock.now()) };
       const doc = await this.write(w, 'update', next, previous);
@@ -380,9 +437,15 @@ export class DocType {
     });
   }
 
-  async transition(caller: Caller, id: string, name: string): Promise<Doc> {
+  async transition(caller: Caller, id: string, name: string, input: Record<string, unknown> = {}, opts: { validated?: boolean } = {}): Promise<Doc> {
     const t = (this.decl.transitions ?? []).find((x) => x.name === name);
     if (!t) throw new DiwanError('NOT_FOUND', [{ resource: this.resource, transition: name }]);
+    const body = opts.validated ? input : check<Record<string, unknown>>(this.c.transitions.get(name)!, structuredClone(input), 'body', caller.lang, this.deps.tr);
+    // Roles narrow the permission: a person or key acting below every listed role may not run it.
+    const role = caller.principal?.role;
+    if (t.roles && role && !t.roles.some((r) => roleAtLeast(role, r))) {
+      throw new DiwanError('FORBIDDEN', [{ reason: 'roles', transition: name, roles: t.roles, role }]);
+    }
     return this.deps.uow.run(this.scope(caller), async (w) => {
       const { doc: previous, row } = await this.mustGet(caller.company.id, id);
       if (!t.from.includes(previous.state!)) {
@@ -390,9 +453,30 @@ export class DocType {
           reason: this.deps.tr.t(caller.lang, 'reason.transition', { transition: name, state: previous.state }),
         });
       }
+      // An input that names a document names one of this company, as a field does.
+      if (t.input) await this.checkReferences(body, caller, t.input);
+      const data = row.data;
+      let next: DocRow = { ...row };
+      const compiled = this.rules?.transitions.get(name);
+      if (compiled) {
+        const s = this.ruleScope(caller);
+        const doc = JSON.parse(data) as Record<string, unknown>;
+        const activation = transitionScope(compiled, this.decl, t.input, doc, body, s);
+        if (!guardHolds(compiled, activation)) {
+          throw new DiwanError('CONFLICT', [{ reason: 'guard', transition: name, state: previous.state }], { reason: t.guard!.message[caller.lang] });
+        }
+        if (compiled.set.length) {
+          // What `set` gives is then held to every rule of a write: computed fields follow it, validations and bounds apply.
+          this.applyRules(doc, caller, applySet(compiled, activation, doc, s));
+          this.checkStored(doc, caller);
+          next = { ...row, data: JSON.stringify(doc) };
+        }
+      }
       await this.hook('beforeTransition', caller, previous, name);
       const now = isoNow(this.deps.clock.now());
-      const next: DocRow = { ...row, state: t.to, updated_at: now, state_changed_at: now };
+      next.state = t.to;
+      next.updated_at = now;
+      next.state_changed_at = now;
       const doc = await this.write(w, name, next, previous);
       await this.hook('afterTransition', caller, doc, name);
       return doc;
@@ -402,6 +486,7 @@ export class DocType {
   async remove(caller: Caller, id: string): Promise<Doc> {
     return this.deps.uow.run(this.scope(caller), async (w) => {
       const { doc: previous } = await this.mustGet(caller.company.id, id);
+      this.checkLocks(previous, undefined, caller);
       await this.hook('beforeDelete', caller, previous);
       await this.write(w, 'delete', null, previous);
       await this.hook('afterDelete', caller, previous);

@@ -8,6 +8,7 @@ import semver from 'semver';
 import { manifestSchema, type ConditionDecl, type DocumentTypeDecl, type Manifest, type TopicDecl } from '../../manifests/manifest.schema.ts';
 import { CORE_PERMISSIONS } from '../identity/permissions.ts';
 import { labelProblems } from './manifest-labels.ts';
+import { buildRules } from './rules/document-rules.ts';
 
 const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (a: Ajv) => Ajv;
 
@@ -110,7 +111,21 @@ export function checkManifest(raw: unknown): { manifest?: Manifest; problems: Pr
       for (const s of [...t.from, t.to]) {
         if (dt.states && !states.has(s)) add(`${at}/transitions/${j}`, 'state', `"${s}" is not one of the states`);
       }
+      (t.input ?? []).forEach((f, k) => {
+        const iat = `${at}/transitions/${j}/input/${k}`;
+        if ((t.input ?? []).findIndex((o) => o.name === f.name) !== k) add(`${iat}/name`, 'duplicate', `input ${f.name} is declared twice`);
+        if (f.type === 'enum' && !f.values) add(`${iat}/values`, 'required', `enum input ${f.name} needs values`);
+        if (f.type === 'reference' && !f.to) add(`${iat}/to`, 'required', `reference input ${f.name} needs "to"`);
+        if (f.readOnly || f.secret) add(iat, 'input', `input ${f.name} is sent by the client: it cannot be read-only or secret`);
+      });
     });
+    const lockStates = (list: readonly string[] | undefined, pointer: string) => {
+      if (list && !dt.states) add(pointer, 'states', `${dt.name} has no states to lock in`);
+      else for (const st of list ?? []) if (!states.has(st)) add(pointer, 'state', `"${st}" is not one of the states`);
+    };
+    lockStates(dt.lockedIn, `${at}/lockedIn`);
+    // Expressions: parsed and type-checked against the fields, each problem at its pointer.
+    for (const p of buildRules(dt, at).problems) add(p.pointer, p.rule, p.message);
     (dt.schedules ?? []).forEach((sc, j) => {
       const sat = `${at}/schedules/${j}`;
       if ((dt.schedules ?? []).findIndex((o) => o.name === sc.name) !== j) add(`${sat}/name`, 'duplicate', `schedule ${sc.name} is declared twice`);
@@ -132,10 +147,11 @@ export function checkManifest(raw: unknown): { manifest?: Manifest; problems: Pr
         if (ff.secret && ff.filterable) add(`${p}/filterable`, 'secretFilter', `a secret field (${ff.name}) cannot be a list filter`);
         if (ff.type === 'enum' && !ff.values) add(`${p}/values`, 'required', `enum field ${ff.name} needs values`);
         if (ff.type === 'reference' && !ff.to) add(`${p}/to`, 'required', `reference field ${ff.name} needs "to"`);
-        // Reads declare such a field always present: only a server bundle's hooks can keep that promise.
-        if (ff.readOnly && ff.required && !m.server) add(`${p}/required`, 'computed', `read-only field ${ff.name} is required, but the app has no server bundle to set it`);
+        // Reads declare such a field always present: only a server bundle's hooks (or its expression) can keep that promise.
+        if (ff.readOnly && ff.required && !m.server && (ff as typeof f).compute === undefined) add(`${p}/required`, 'computed', `read-only field ${ff.name} is required, but the app has no server bundle to set it`);
       };
       checkField(f, fat);
+      lockStates(f.lockedIn, `${fat}/lockedIn`);
       if (f.type === 'lines') {
         if (!f.fields) add(`${fat}/fields`, 'required', `lines field ${f.name} needs fields`);
         f.fields?.forEach((lf, k) => checkField(lf, `${fat}/fields/${k}`));

@@ -93,9 +93,11 @@ function docTypeRoutes(appId: string, dt: DocType): AppRoute[] {
         {
           method: 'POST', url: `${base}/:id/${t.name}`, operationId: op(t.name), permission: `${r}:${t.name}`,
           summary: `${t.label?.en ?? t.name} ${aLabel} (${t.from.join(', ')} → ${t.to})`,
-          schema: () => ({ params: s().params, response: { 200: envelope(s().read) } }), errors: ['NOT_FOUND', 'CONFLICT'],
+          ...(t.description ? { description: t.description.en } : {}),
+          // The body is the transition's declared input, and nothing else: what is not declared is refused, not dropped.
+          schema: () => ({ params: s().params, body: s().transitions[t.name], response: { 200: envelope(s().read) } }), errors: ['NOT_FOUND', 'CONFLICT'],
         },
-        async (i) => ({ status: 200, body: { data: await dt.transition(i.caller, i.params.id, t.name) } }),
+        async (i) => ({ status: 200, body: { data: await dt.transition(i.caller, i.params.id, t.name, i.body as Record<string, unknown>, { validated: true }) } }),
       ),
     );
   }

@@ -3,6 +3,7 @@
 // routes/search.ts and routes/home.ts.
 import type { AppRuntime } from '../../apps/runtime.ts';
 import type { DocType } from '../../apps/doc-type.ts';
+import { isReadOnly } from '../../apps/doc-schemas.ts';
 import type { PermissionRegistry } from '../../identity/permissions.ts';
 import type { ApiRequest } from '../route.ts';
 
@@ -40,7 +41,7 @@ export async function readableTypes(deps: ReachDeps, req: ApiRequest): Promise<D
 
 /** The field a person knows a document by (never a secret one), as the console's meta names it. */
 export function titleField(dt: DocType): string | null {
-  const fs = dt.decl.fields.filter((f) => f.type === 'string' && !f.readOnly && !f.secret);
+  const fs = dt.decl.fields.filter((f) => f.type === 'string' && !isReadOnly(f) && !f.secret);
   return (fs.find((f) => f.required) ?? fs.find((f) => f.filterable))?.name ?? null;
 }
 

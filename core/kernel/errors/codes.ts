@@ -36,7 +36,7 @@ export const errorCodes = {
   },
   FORBIDDEN: {
     status: 403,
-    description: "The key's company, role or scopes do not reach what the route needs; `details` names the permission.",
+    description: "The key's company, role or scopes do not reach what the route needs; `details` names the permission (or, for a transition limited to some roles, `reason: roles` and the roles).",
     en: 'This key is not allowed to do that.',
     ar: 'هذا المفتاح غير مسموح له بذلك.',
   },
@@ -66,7 +66,7 @@ export const errorCodes = {
   },
   CONFLICT: {
     status: 409,
-    description: 'The request conflicts with the current state: a duplicate, a transition not allowed from this state, an idempotency key reused with another body.',
+    description: 'The request conflicts with the current state: a duplicate, a transition not allowed from this state or whose guard does not hold (`reason: guard`), a document or field locked in its state (`reason: locked`), an idempotency key reused with another body.',
     en: 'The request conflicts with the current state: {{reason}}',
     ar: 'يتعارض الطلب مع الحالة الحالية: {{reason}}',
   },

@@ -1,0 +1,104 @@
+// Creating payroll documents with the manifest's rules against the same creates with the rules
+// switched off, in the same run: payslips (net pay computed, a validation) and end-of-service
+// settlements (three computed fields in dependency order, a validation). "Off" is the same
+// manifest with its expressions removed and the computed fields sent by the client, so both
+// hosts store the same document. Both hosts live in this process on in-memory SQLite; rounds
+// alternate which goes first, and the median of each round's rules/off ratio is reported.
+//
+//   npx tsx bench/rules.ts [--rounds 9] [--creates 400]
+import { buildHost, type Host } from '../core/host.ts';
+import { firstPartySources, validManifest, type AppSource } from '../core/apps/app-source.ts';
+import type { Manifest } from '../manifests/manifest.schema.ts';
+import { arg, machineLine, median } from './lib/util.ts';
+
+const ROUNDS = arg('rounds', 9);
+const CREATES = arg('creates', 400);
+
+/** The payroll manifest without its expressions: computed fields become plain fields. */
+function withoutRules(m: Manifest): Manifest {
+  const out = structuredClone(m) as Manifest;
+  for (const dt of out.documentTypes ?? []) {
+    delete dt.validations;
+    delete dt.lockedIn;
+    for (const f of dt.fields) delete (f as { compute?: string }).compute;
+  }
+  return validManifest(out);
+}
+
+interface Subject {
+  host: Host;
+  headers: Record<string, string>;
+  runId: string;
+  employeeId: string;
+}
+
+async function subject(rules: boolean): Promise<Subject> {
+  const sources: AppSource[] = firstPartySources()
+    .filter((s) => s.manifest.id === 'employees' || s.manifest.id === 'payroll')
+    .map((s) => (rules || s.manifest.id !== 'payroll' ? s : { ...s, manifest: withoutRules(s.manifest) }));
+  const host = await buildHost({ dbFile: ':memory:', sources, logger: false, config: { rateLimitPerMinute: 0 } });
+  const { company } = await host.createCompany({ name: 'Bench', currency: 'SAR', apps: ['employees', 'payroll'] });
+  const { key } = await host.keys.create({ companyId: company.id, actor: { type: 'cli', id: 'bench' }, appId: 'core' }, { role: 'Owner', scopes: ['*'] });
+  const headers = { authorization: `Bearer ${key}`, 'x-company-id': company.id, 'content-type': 'application/json' };
+  const post = async (url: string, body: unknown) => (await host.app.inject({ method: 'POST', url, headers, payload: JSON.stringify(body) })).json().data.id as string;
+  const employeeId = await post('/api/v1/employees', { fullName: 'Bench', jobTitle: 'Clerk', joinDate: '2020-01-01' });
+  const runId = await post('/api/v1/payroll-runs', { period: '2026-01', periodStart: '2026-01-01', periodEnd: '2026-01-31', payDate: '2026-01-27' });
+  return { host, headers, runId, employeeId };
+}
+
+/** Creates per second and CPU µs per create (less moved by other load on the machine): payslips and settlements alternately, each answered 201. */
+async function creates(s: Subject, rules: boolean, n: number): Promise<{ rate: number; cpu: number }> {
+  const slip = { runId: s.runId, employeeId: s.employeeId, basicSalary: 10_000, housingAllowance: 2_500, transportAllowance: 500, socialInsurance: 975, ...(rules ? {} : { netPay: 12_025 }) };
+  const eos = { employeeId: s.employeeId, lastWorkingDay: '2026-01-31', reason: 'resignation', serviceYears: 7, lastBasicSalary: 10_000, ...(rules ? {} : { fullAward: 45_000, gratuity: 30_000, totalPayable: 30_000 }) };
+  const t0 = performance.now();
+  const c0 = process.cpuUsage();
+  for (let i = 0; i < n; i++) {
+    const [url, body] = i % 2 ? ['/api/v1/eos-settlements', eos] : ['/api/v1/payslips', slip];
+    const res = await s.host.app.inject({ method: 'POST', url, headers: s.headers, payload: JSON.stringify(body) });
+    if (res.statusCode !== 201) throw new Error(`${url}: ${res.statusCode} ${res.body.slice(0, 300)}`);
+    if (rules && i < 2) {
+      const d = res.json().data;
+      if (i % 2 ? d.gratuity !== 30_000 : d.netPay !== 12_025) throw new Error(`rules computed ${JSON.stringify(d)}`);
+    }
+  }
+  const c = process.cpuUsage(c0);
+  return { rate: n / ((performance.now() - t0) / 1000), cpu: (c.user + c.system) / n };
+}
+
+const on = await subject(true);
+const off = await subject(false);
+try {
+  // Warm both (JIT, the compiled validators and rules) before measuring.
+  for (let i = 0; i < 3; i++) {
+    await creates(on, true, 400);
+    await creates(off, false, 400);
+  }
+  const ratios: number[] = [];
+  const cpuRatios: number[] = [];
+  const onRuns: { rate: number; cpu: number }[] = [];
+  const offRuns: { rate: number; cpu: number }[] = [];
+  for (let r = 0; r < ROUNDS; r++) {
+    // Back to back in each round, alternating which goes first.
+    let a: { rate: number; cpu: number };
+    let b: { rate: number; cpu: number };
+    if (r % 2 === 0) {
+      a = await creates(on, true, CREATES);
+      b = await creates(off, false, CREATES);
+    } else {
+      b = await creates(off, false, CREATES);
+      a = await creates(on, true, CREATES);
+    }
+    onRuns.push(a);
+    offRuns.push(b);
+    ratios.push(a.rate / b.rate);
+    cpuRatios.push(b.cpu / a.cpu);
+  }
+  console.log(machineLine());
+  console.log(`payroll creates (payslip + end-of-service alternately), ${ROUNDS} rounds × ${CREATES}:`);
+  console.log(`  rules on : ${median(onRuns.map((x) => x.rate)).toFixed(0)} creates/s, ${median(onRuns.map((x) => x.cpu)).toFixed(0)} µs CPU each`);
+  console.log(`  rules off: ${median(offRuns.map((x) => x.rate)).toFixed(0)} creates/s, ${median(offRuns.map((x) => x.cpu)).toFixed(0)} µs CPU each`);
+  console.log(`  throughput ratio ${median(ratios).toFixed(3)}×, CPU ratio (off/on) ${median(cpuRatios).toFixed(3)}× (target ≥ 0.9×); rounds: ${ratios.map((x) => x.toFixed(2)).join(' ')}`);
+} finally {
+  await on.host.close();
+  await off.host.close();
+}

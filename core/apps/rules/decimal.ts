@@ -1,0 +1,47 @@
+// Exact arithmetic for the rules' money helpers: a double is read through its shortest decimal
+// text (what JSON carried, `0.15` not 0.1499…), multiplied as integers and rounded half away
+// from zero, so `percent(1000, 15.5)` is 155 and not whatever binary floating point gives.
+// (The SDK has the same helpers for apps; the core may not import the SDK.)
+
+/** A finite double as an integer scaled by 10^scale: `1.25` → `{ int: 125n, scale: 2 }`. */
+function scaled(n: number): { int: bigint; scale: number } {
+  if (!Number.isFinite(n)) throw new RangeError(`not a finite number: ${n}`);
+  const [mant, expPart] = n.toExponential().split('e');
+  const [i, f = ''] = mant.replace('-', '').split('.');
+  let scale = f.length - Number(expPart);
+  let int = BigInt(i + f);
+  if (scale < 0) {
+    int *= 10n ** BigInt(-scale);
+    scale = 0;
+  }
+  return { int: n < 0 ? -int : int, scale };
+}
+
+/** `num ÷ den`, rounded half away from zero. */
+export function divRound(num: bigint, den: bigint): bigint {
+  if (den === 0n) throw new RangeError('division by zero');
+  if (den < 0n) return divRound(-num, -den);
+  const q = num / den;
+  const r = num % den;
+  const twice = (r < 0n ? -r : r) * 2n;
+  return twice >= den ? q + (num < 0n ? -1n : 1n) : q;
+}
+
+/** A double rounded to an integer, half away from zero (2.5 → 3, −2.5 → −3). */
+export function roundHalfAway(x: number): bigint {
+  const s = scaled(x);
+  return divRound(s.int, 10n ** BigInt(s.scale));
+}
+
+/** `amount × factor ÷ divisor`, exactly, rounded once: money (minor units) times a quantity or a rate. */
+export function timesRound(amount: bigint, factor: number, divisor = 1n): bigint {
+  const s = scaled(factor);
+  return divRound(amount * s.int, divisor * 10n ** BigInt(s.scale));
+}
+
+/** Whole calendar days from one `YYYY-MM-DD` date to another (negative when `to` is before `from`). */
+export function daysBetween(from: string, to: string): bigint {
+  const ms = Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`);
+  if (!Number.isFinite(ms)) throw new RangeError(`not dates: ${from}, ${to}`);
+  return BigInt(Math.round(ms / 86_400_000));
+}

@@ -1,0 +1,96 @@
+// Checking a manifest's expressions: every problem with its JSON pointer (what `diwan app
+// validate` lists and install refuses), and the exact helpers the rules call.
+import { describe, expect, it } from 'vitest';
+import { checkManifest } from '../manifest-check.ts';
+import { validManifest } from '../app-source.ts';
+import { rulesManifest } from '../../../test/rules-app.ts';
+import { daysBetween, divRound, roundHalfAway, timesRound } from './decimal.ts';
+import { toMinor } from './values.ts';
+import type { Manifest } from '../../../manifests/manifest.schema.ts';
+
+type Mutable = Record<string, any>;
+
+/** The rules app with one change made to its order type. */
+function withOrder(change: (order: Mutable) => void): Manifest {
+  const m = structuredClone(rulesManifest()) as Mutable;
+  change(m.documentTypes[0]);
+  return m as Manifest;
+}
+const problems = (m: Manifest) => checkManifest(m).problems.map((p) => [p.pointer, p.rule]);
+const field = (order: Mutable, name: string) => order.fields.find((f: { name: string }) => f.name === name);
+
+describe('checking the rules of a manifest', () => {
+  it('accepts the rules app as written', () => {
+    expect(checkManifest(rulesManifest()).problems).toEqual([]);
+  });
+
+  it('lists every broken expression with its pointer, at once', () => {
+    const m = withOrder((o) => {
+      field(o, 'total').compute = 'doc.subtotal -';                 // does not parse
+      field(o, 'vat').compute = 'doc.customer + 1';                  // string + int
+      field(o, 'subtotal').compute = 'doc.customer';                 // a money field given a string
+      o.validations[0].rule = 'doc.discountPercent';                 // not a bool
+      o.validations[1].field = 'nope';
+      o.transitions[0].guard.rule = 'input.reason == "x"';           // send declares no input
+      o.transitions[2].set = { nope: '1', total: '1', notes: 'input.note + 1' };
+    });
+    expect(problems(m)).toEqual([
+      ['/documentTypes/0/fields/4/compute', 'expressionType'],
+      ['/documentTypes/0/fields/5/compute', 'expression'],
+      ['/documentTypes/0/fields/6/compute', 'expressionType'],
+      ['/documentTypes/0/validations/0/rule', 'expressionType'],
+      ['/documentTypes/0/validations/1/field', 'field'],
+      ['/documentTypes/0/transitions/0/guard/rule', 'expressionType'],
+      ['/documentTypes/0/transitions/2/set/nope', 'field'],
+      ['/documentTypes/0/transitions/2/set/total', 'computed'],
+      ['/documentTypes/0/transitions/2/set/notes', 'expressionType'],
+    ]);
+    const subtotal = checkManifest(m).problems.find((p) => p.pointer === '/documentTypes/0/fields/4/compute')!;
+    expect(subtotal.message).toContain('a money field needs int, the expression gives string');
+  });
+
+  it('refuses a computed field that reads itself through others, and an unknown field', () => {
+    const m = withOrder((o) => {
+      field(o, 'subtotal').compute = 'doc.total + 1';
+      field(o, 'discount').compute = 'doc.nothing';
+    });
+    expect(problems(m)).toContainEqual(['/documentTypes/0/fields/4/compute', 'computeCycle']);
+    expect(problems(m)).toContainEqual(['/documentTypes/0/fields/3/compute', 'expressionType']);
+  });
+
+  it('refuses locks in states the type does not have, and an expression too long to keep cheap', () => {
+    const m = withOrder((o) => {
+      o.lockedIn = ['archived'];
+      field(o, 'customer').lockedIn = ['gone'];
+    });
+    expect(problems(m)).toEqual([
+      ['/documentTypes/0/lockedIn', 'state'],
+      ['/documentTypes/0/fields/0/lockedIn', 'state'],
+    ]);
+    expect(problems(withOrder((o) => void (field(o, 'vat').compute = `${'1 + '.repeat(600)}1`)))).toEqual([['/documentTypes/0/fields/6/compute', 'maxLength']]);
+    // Within the length, a deeply nested expression is refused by the parser's limits.
+    const deep = problems(withOrder((o) => void (field(o, 'vat').compute = `${'('.repeat(40)}1${')'.repeat(40)}`)));
+    expect(deep).toEqual([['/documentTypes/0/fields/6/compute', 'expression']]);
+  });
+
+  it('refuses such a manifest at install (MANIFEST_INVALID)', () => {
+    const m = withOrder((o) => void (field(o, 'total').compute = 'doc.subtotal +'));
+    expect(() => validManifest(m)).toThrow(expect.objectContaining({ code: 'MANIFEST_INVALID' }));
+  });
+});
+
+describe('the exact helpers', () => {
+  it('rounds half away from zero, on the decimal a number was written as', () => {
+    expect([roundHalfAway(2.5), roundHalfAway(-2.5), roundHalfAway(2.4999), roundHalfAway(1.005 * 1000)]).toEqual([3n, -3n, 2n, 1005n]);
+    expect(timesRound(10010n, 3)).toBe(30030n);
+    expect(timesRound(30035n, 12.5, 100n)).toBe(3754n);       // 12.5 % of 300.35 = 37.54375
+    expect(timesRound(1000n, 15.5, 100n)).toBe(155n);
+    expect(divRound(4_500_000n, 3n) * 2n).toBe(3_000_000n);
+    expect(divRound(-5n, 2n)).toBe(-3n);
+    expect(daysBetween('2026-02-27', '2026-03-02')).toBe(3n);   // across the end of February
+    expect(daysBetween('2026-03-02', '2026-02-27')).toBe(-3n);
+    // Amounts to minor units: the common case (no more decimals than the currency) and the rest, on the decimal text.
+    expect([toMinor(0.29, 2), toMinor(11_525, 2), toMinor(1234.5, 3), toMinor(5, 0)]).toEqual([29n, 1_152_500n, 1_234_500n, 5n]);
+    expect([toMinor(1.005, 2), toMinor(-2.675, 2), toMinor(0.125, 2)]).toEqual([101n, -268n, 13n]);
+  });
+});

@@ -1,0 +1,101 @@
+// The CEL environment of one document type: `doc` typed from its declared fields (each `lines`
+// field a list of its own line type), `input` typed from a transition's input, and the few
+// functions business rules need. Built once per document type (the environment is the costly
+// part); expressions are parsed and checked against it once.
+import { Environment } from '@marcbachmann/cel-js';
+import type { FieldDecl, LineFieldDecl } from '../../../manifests/manifest.schema.ts';
+import { daysBetween, divRound, roundHalfAway, timesRound } from './decimal.ts';
+
+/**
+ * What one expression may cost: its text is bounded by the manifest schema (2,000 characters),
+ * its syntax tree and nesting here. CEL has no loops but its macros over a document's lines,
+ * which are bounded by the lines' `maxItems` (at most 1,000).
+ */
+export const LIMITS = { maxAstNodes: 400, maxDepth: 24, maxListElements: 100, maxMapEntries: 50, maxCallArguments: 8 };
+
+/** The CEL type a field's value has inside an expression: amounts of money are integers in minor units. */
+export function celType(f: FieldDecl | LineFieldDecl, lineType?: string): string {
+  switch (f.type) {
+    case 'number':
+      return 'double';
+    case 'integer':
+    case 'money':
+      return 'int';
+    case 'boolean':
+      return 'bool';
+    case 'lines':
+      return `list<${lineType}>`;
+    default:
+      // string, date (YYYY-MM-DD, so comparisons order dates), enum, reference
+      return 'string';
+  }
+}
+
+const sumInts = (l: bigint[]) => {
+  let s = 0n;
+  for (const x of l) s += x;
+  return s;
+};
+const sumDoubles = (l: number[]) => {
+  let s = 0;
+  for (const x of l) s += x;
+  return s;
+};
+
+/** The functions every rule may call (besides CEL's own: size, has, map, filter, all, exists, …). */
+function withFunctions(env: Environment): Environment {
+  return env
+    .registerFunction('sum(list<int>): int', sumInts, { description: 'The sum of a list of integers (amounts in minor units)' })
+    .registerFunction('sum(list<double>): double', sumDoubles, { description: 'The sum of a list of numbers' })
+    .registerFunction('round(double): int', roundHalfAway, { description: 'To the nearest integer, half away from zero' })
+    .registerFunction('times(int, double): int', (a: bigint, f: number) => timesRound(a, f), { description: 'An amount times a quantity or factor, exactly, rounded half away from zero' })
+    .registerFunction('percent(int, double): int', (a: bigint, p: number) => timesRound(a, p, 100n), { description: 'A percentage of an amount, exactly, rounded half away from zero' })
+    .registerFunction('percent(int, int): int', (a: bigint, p: bigint) => divRound(a * p, 100n), { description: 'A percentage of an amount, rounded half away from zero' })
+    .registerFunction('fraction(int, int, int): int', (a: bigint, n: bigint, d: bigint) => divRound(a * n, d), { description: 'amount × n ÷ d, rounded half away from zero (two thirds: fraction(x, 2, 3))' })
+    .registerFunction('min(int, int): int', (a: bigint, b: bigint) => (a < b ? a : b))
+    .registerFunction('max(int, int): int', (a: bigint, b: bigint) => (a > b ? a : b))
+    .registerFunction('min(double, double): double', (a: number, b: number) => Math.min(a, b))
+    .registerFunction('max(double, double): double', (a: number, b: number) => Math.max(a, b))
+    .registerFunction('daysBetween(string, string): int', daysBetween, { description: 'Calendar days from the first date to the second (negative when it is before)' });
+}
+
+const fieldTypes = (fields: readonly (FieldDecl | LineFieldDecl)[], lineType: (f: FieldDecl) => string) =>
+  Object.fromEntries(fields.map((f) => [f.name, celType(f, f.type === 'lines' ? lineType(f as FieldDecl) : undefined)]));
+
+/**
+ * The classes a document, its lines and a transition's input are built as for CEL. Values of
+ * a registered class are taken as they are; a plain object would be converted, field by field,
+ * at every evaluation (twice the cost of a write's rules).
+ */
+export interface CelShapes {
+  doc: new () => Record<string, unknown>;
+  lines: Map<string, new () => Record<string, unknown>>;
+  input?: new () => Record<string, unknown>;
+}
+
+const shape = () => class {} as unknown as new () => Record<string, unknown>;
+
+/** The environment of a document type's rules (`doc` is the document), and the classes its values are built as. */
+export function documentEnvironment(fields: readonly FieldDecl[]): { env: Environment; shapes: CelShapes } {
+  const env = new Environment({ limits: LIMITS, enableOptionalTypes: true });
+  const shapes: CelShapes = { doc: shape(), lines: new Map() };
+  const lineType = (f: FieldDecl) => `Lines_${f.name}`;
+  for (const f of fields) {
+    if (f.type !== 'lines') continue;
+    const ctor = shape();
+    shapes.lines.set(f.name, ctor);
+    env.registerType(lineType(f), { ctor, fields: fieldTypes(f.fields ?? [], lineType) });
+  }
+  env.registerType('Document', { ctor: shapes.doc, fields: fieldTypes(fields, lineType) });
+  env.registerVariable('doc', 'Document');
+  return { env: withFunctions(env), shapes };
+}
+
+/** A transition's environment: its document's, and `input`, the body it takes. */
+export function transitionEnvironment(docEnv: Environment, docShapes: CelShapes, input: readonly LineFieldDecl[]): { env: Environment; shapes: CelShapes } {
+  const env = docEnv.clone();
+  const ctor = shape();
+  env.registerType('Input', { ctor, fields: fieldTypes(input, () => '') });
+  env.registerVariable('input', 'Input');
+  return { env, shapes: { ...docShapes, input: ctor } };
+}

@@ -1,0 +1,134 @@
+// The first-party apps' rules, driven through the API alone with the numbers the business gives:
+// payroll (net pay, a period in order, locked payslips, the Saudi end-of-service award), time off
+// (days counted from the dates, a rejection with its reason) and CRM (a lost reason required, a
+// won deal at 100 %). On SQLite, and again on PostgreSQL (vitest.config.ts's `onPostgres`).
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Host } from '../core/host.ts';
+import { firstPartySources } from '../core/apps/app-source.ts';
+import { buildHost } from './db.ts';
+import { ARABIC, createCompany, expectError, type Client, type TestCompany } from './helpers.ts';
+
+const APPS = ['employees', 'invoicing', 'payroll', 'time-off', 'crm'];
+
+describe('the apps do their business', () => {
+  let host: Host;
+  let co: TestCompany;
+  let api: Client;
+  let employeeId: string;
+  let runId: string;
+
+  beforeAll(async () => {
+    host = await buildHost({ sources: firstPartySources().filter((s) => APPS.includes(s.manifest.id)), config: { rateLimitPerMinute: 0 } });
+    co = await createCompany(host, { currency: 'SAR', apps: APPS });
+    api = co.as();
+    employeeId = (await created(api.post('/api/v1/employees', { fullName: 'Sara Al-Harbi', jobTitle: 'Accountant', joinDate: '2019-01-01' }))).id;
+    runId = (await created(api.post('/api/v1/payroll-runs', { period: '2026-01', periodStart: '2026-01-01', periodEnd: '2026-01-31', payDate: '2026-01-27' }))).id;
+  });
+  afterAll(() => host.close());
+
+  async function created(res: Promise<Awaited<ReturnType<Client['post']>>>): Promise<Record<string, unknown> & { id: string }> {
+    const r = await res;
+    expect(r.statusCode, r.body).toBe(201);
+    return r.json().data;
+  }
+
+  describe('payroll', () => {
+    const payslip = (over: Record<string, unknown> = {}) => ({ runId, employeeId, basicSalary: 10_000, housingAllowance: 2_500, socialInsurance: 975, ...over });
+
+    it('computes net pay: basic 10,000 + housing 2,500 − social insurance 975 = 11,525.00', async () => {
+      const slip = await created(api.post('/api/v1/payslips', payslip()));
+      expect(slip.netPay).toBe(11_525);
+      const more = await api.patch(`/api/v1/payslips/${slip.id}`, { transportAllowance: 500.5, overtimePay: 320.25, otherDeductions: 100.1 });
+      expect(more.json().data.netPay).toBe(12_245.65);
+      // Net pay is the payroll's to compute: a client that sends it is refused.
+      const typed = expectError(await api.post('/api/v1/payslips', payslip({ netPay: 50 })), 400, 'VALIDATION_ERROR');
+      expect(typed.details[0]).toMatchObject({ pointer: '/netPay', rule: 'additionalProperties' });
+    });
+
+    it('refuses a negative net pay', async () => {
+      const e = expectError(await api.post('/api/v1/payslips', payslip({ basicSalary: 1_000, housingAllowance: 0, socialInsurance: 975, otherDeductions: 500 })), 400, 'VALIDATION_ERROR');
+      expect(e.details).toEqual([expect.objectContaining({ pointer: '/netPay', rule: 'validation', message: 'Deductions cannot exceed the pay: the net pay would be negative' })]);
+    });
+
+    it('locks a confirmed or published payslip: only its transitions change it', async () => {
+      const slip = await created(api.post('/api/v1/payslips', payslip()));
+      expect((await api.post(`/api/v1/payslips/${slip.id}/confirm`)).json().data.state).toBe('confirmed');
+      const e = expectError(await api.patch(`/api/v1/payslips/${slip.id}`, { basicSalary: 1 }), 409, 'CONFLICT');
+      expect(e.details[0]).toMatchObject({ reason: 'locked', state: 'confirmed' });
+      expect((await api.post(`/api/v1/payslips/${slip.id}/publish`)).json().data.state).toBe('published');
+      expectError(await api.patch(`/api/v1/payslips/${slip.id}`, { iban: 'SA0000' }), 409, 'CONFLICT');
+      expect((await api.get(`/api/v1/payslips/${slip.id}`)).json().data).toMatchObject({ basicSalary: 10_000, netPay: 11_525 });
+    });
+
+    it('refuses a payroll run whose period ends before it starts, in both languages', async () => {
+      const body = { period: '2026-02', periodStart: '2026-02-28', periodEnd: '2026-02-01', payDate: '2026-02-27' };
+      const en = expectError(await api.post('/api/v1/payroll-runs', body), 400, 'VALIDATION_ERROR');
+      expect(en.details).toEqual([expect.objectContaining({ pointer: '/periodEnd', message: 'The period cannot end before it starts' })]);
+      const ar = expectError(await api.post('/api/v1/payroll-runs', body, { 'accept-language': 'ar' }), 400, 'VALIDATION_ERROR');
+      expect(ar.details[0].message).toBe('لا يجوز أن تنتهي الفترة قبل بدايتها');
+    });
+
+    describe('end of service (Labour Law Arts. 84–85)', () => {
+      const settle = (serviceYears: number, reason: string, over: Record<string, unknown> = {}) =>
+        created(api.post('/api/v1/eos-settlements', { employeeId, lastWorkingDay: '2026-01-31', reason, serviceYears, lastBasicSalary: 10_000, ...over }));
+
+      it('7 years at 10,000 ended by the employer: 5 × 5,000 + 2 × 10,000 = 45,000', async () => {
+        expect(await settle(7, 'termination')).toMatchObject({ fullAward: 45_000, gratuity: 45_000, totalPayable: 45_000 });
+      });
+
+      it('the same resigning gets two thirds: 30,000; after 1.5 years nothing; 3 years a third; 12 years the full award', async () => {
+        expect(await settle(7, 'resignation')).toMatchObject({ fullAward: 45_000, gratuity: 30_000 });
+        expect(await settle(1.5, 'resignation')).toMatchObject({ fullAward: 7_500, gratuity: 0, totalPayable: 0 });
+        expect(await settle(3, 'resignation')).toMatchObject({ fullAward: 15_000, gratuity: 5_000 });
+        expect(await settle(12, 'resignation')).toMatchObject({ gratuity: 95_000 });
+      });
+
+      it('counts the allowances of the wage and parts of a year; total = gratuity + leave encashment − deductions', async () => {
+        // Wage 12,500; 6.5 years: 2.5 + 1.5 = 4 months = 50,000; + 3,000.50 − 1,200.25.
+        const s = await settle(6.5, 'end_of_contract', { lastAllowances: 2_500, leaveEncashment: 3_000.5, deductions: 1_200.25 });
+        expect(s).toMatchObject({ fullAward: 50_000, gratuity: 50_000, totalPayable: 51_800.25 });
+        const e = expectError(await api.post('/api/v1/eos-settlements', { employeeId, lastWorkingDay: '2026-01-31', reason: 'resignation', serviceYears: 1, lastBasicSalary: 10_000, deductions: 1 }), 400, 'VALIDATION_ERROR');
+        expect(e.details[0]).toMatchObject({ pointer: '/deductions', rule: 'validation' });
+        expectError(await api.post('/api/v1/eos-settlements', { employeeId, lastWorkingDay: '2026-01-31', reason: 'termination', serviceYears: 2, lastBasicSalary: 10_000, gratuity: 1 }), 400, 'VALIDATION_ERROR');
+      });
+    });
+  });
+
+  describe('time off', () => {
+    const request = (over: Record<string, unknown> = {}) => ({ employeeId, leaveType: 'annual', startDate: '2026-02-26', endDate: '2026-03-02', ...over });
+
+    it('counts the days from the dates, both included, and refuses an end before the start', async () => {
+      expect((await created(api.post('/api/v1/leave-requests', request()))).days).toBe(5);
+      expect((await created(api.post('/api/v1/leave-requests', request({ endDate: '2026-02-26', halfDay: true })))).days).toBe(0.5);
+      const e = expectError(await api.post('/api/v1/leave-requests', request({ endDate: '2026-02-20' }), { 'accept-language': 'ar' }), 400, 'VALIDATION_ERROR');
+      expect(e.details).toEqual([expect.objectContaining({ pointer: '/endDate', rule: 'validation', message: 'لا يجوز أن تنتهي الإجازة قبل بدايتها' })]);
+      expectError(await api.post('/api/v1/leave-requests', request({ days: 300 })), 400, 'VALIDATION_ERROR');
+      const half = expectError(await api.post('/api/v1/leave-requests', request({ halfDay: true })), 400, 'VALIDATION_ERROR');
+      expect(half.details[0]).toMatchObject({ pointer: '/halfDay' });
+    });
+
+    it('rejects with a reason, kept on the request, which is then locked', async () => {
+      const req = await created(api.post('/api/v1/leave-requests', request()));
+      const missing = expectError(await api.post(`/api/v1/leave-requests/${req.id}/reject`), 400, 'VALIDATION_ERROR');
+      expect(missing.details[0]).toMatchObject({ pointer: '/reason', rule: 'required' });
+      const rejected = await api.post(`/api/v1/leave-requests/${req.id}/reject`, { reason: 'Year-end closing' });
+      expect(rejected.json().data).toMatchObject({ state: 'rejected', rejectionReason: 'Year-end closing' });
+      const locked = expectError(await api.patch(`/api/v1/leave-requests/${req.id}`, { endDate: '2026-03-03' }, { 'accept-language': 'ar' }), 409, 'CONFLICT');
+      expect(locked.message).toMatch(ARABIC);
+    });
+  });
+
+  describe('crm', () => {
+    it('a won opportunity is at 100 %; markLost needs a reason, kept as the lost reason', async () => {
+      const won = await created(api.post('/api/v1/leads', { title: 'ERP for Acme', probability: 40, expectedRevenue: 120_000 }));
+      await api.post(`/api/v1/leads/${won.id}/convert`);
+      expect((await api.post(`/api/v1/leads/${won.id}/markWon`)).json().data).toMatchObject({ state: 'won', probability: 100 });
+
+      const lost = await created(api.post('/api/v1/leads', { title: 'Payroll for Beta' }));
+      const missing = expectError(await api.post(`/api/v1/leads/${lost.id}/markLost`), 400, 'VALIDATION_ERROR');
+      expect(missing.details[0]).toMatchObject({ pointer: '/reason', rule: 'required' });
+      expectError(await api.post(`/api/v1/leads/${lost.id}/markLost`, { reason: 'weather' }), 400, 'VALIDATION_ERROR');
+      expect((await api.post(`/api/v1/leads/${lost.id}/markLost`, { reason: 'competitor' })).json().data).toMatchObject({ state: 'lost', lostReason: 'competitor' });
+    });
+  });
+});

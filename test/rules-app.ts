@@ -1,0 +1,63 @@
+// A small app that declares one of each rule kind, for the rules' tests (test/api-rules.test.ts):
+// computed fields read in dependency order (discount before the subtotal it is computed from),
+// validations over fields and lines, a guarded transition, one limited to managers, one taking
+// input that it stores, one whose `set` breaks a bound, and locks by state.
+import type { Manifest } from '../manifests/manifest.schema.ts';
+import type { AppSource } from '../core/apps/app-source.ts';
+import { writeApp } from './fixtures.ts';
+
+const bi = (en: string, ar: string) => ({ en, ar });
+const reasons = ['price', 'timing', 'other'];
+
+export function rulesManifest(): Manifest {
+  return {
+    id: 'rules-lab', version: '1.0.0', host: '^0.1.0',
+    name: bi('Rules lab', 'مختبر القواعد'), description: bi('Orders with rules of every kind', 'طلبات بقواعد من كل نوع'),
+    strings: {
+      en: { title: 'Rules lab', 'state.draft': 'Draft', 'state.sent': 'Sent', 'state.closed': 'Closed', 'state.lost': 'Lost' },
+      ar: { title: 'مختبر القواعد', 'state.draft': 'مسودة', 'state.sent': 'مرسل', 'state.closed': 'مغلق', 'state.lost': 'خاسر' },
+    },
+    documentTypes: [{
+      name: 'order', resource: 'orders', idPrefix: 'ord', label: bi('Order', 'طلب'), labelPlural: bi('Orders', 'الطلبات'),
+      fields: [
+        { name: 'customer', type: 'string', required: true, maxLength: 100, label: bi('Customer', 'العميل'), lockedIn: ['sent'] },
+        { name: 'lines', type: 'lines', minItems: 1, maxItems: 50, label: bi('Lines', 'البنود'), fields: [
+          { name: 'quantity', type: 'number', required: true, minimum: 0, label: bi('Quantity', 'الكمية') },
+          { name: 'unitPrice', type: 'money', required: true, minimum: 0, label: bi('Unit price', 'سعر الوحدة') },
+        ] },
+        { name: 'discountPercent', type: 'number', minimum: 0, maximum: 100, label: bi('Discount %', 'نسبة الخصم') },
+        { name: 'discount', type: 'money', required: true, compute: 'percent(doc.subtotal, doc.discountPercent)', label: bi('Discount', 'الخصم') },
+        { name: 'subtotal', type: 'money', required: true, compute: 'sum(doc.lines.map(l, times(l.unitPrice, l.quantity)))', label: bi('Subtotal', 'المجموع الفرعي') },
+        { name: 'total', type: 'money', required: true, compute: 'doc.subtotal - doc.discount', label: bi('Total', 'الإجمالي'), description: bi('Subtotal − discount', 'المجموع الفرعي − الخصم') },
+        { name: 'vat', type: 'money', compute: 'percent(doc.total, 15)', label: bi('VAT', 'ضريبة القيمة المضافة') },
+        { name: 'startDate', type: 'date', label: bi('Start', 'البداية') },
+        { name: 'endDate', type: 'date', label: bi('End', 'النهاية') },
+        { name: 'notes', type: 'string', maxLength: 500, label: bi('Notes', 'ملاحظات') },
+        { name: 'probability', type: 'integer', minimum: 0, maximum: 100, label: bi('Probability', 'الاحتمال') },
+        { name: 'lostReason', type: 'enum', values: reasons, label: bi('Lost reason', 'سبب الخسارة') },
+      ],
+      validations: [
+        { rule: 'doc.endDate >= doc.startDate', field: 'endDate', message: bi('The order cannot end before it starts', 'لا يجوز أن ينتهي الطلب قبل بدايته') },
+        { rule: 'doc.lines.all(l, l.quantity > 0.0)', field: 'lines', message: bi('Every line needs a quantity', 'يلزم لكل بند كمية') },
+      ],
+      states: ['draft', 'sent', 'closed', 'lost'], initialState: 'draft',
+      lockedIn: ['closed', 'lost'],
+      transitions: [
+        { name: 'send', from: ['draft'], to: 'sent', label: bi('Send', 'إرسال'), guard: { rule: 'doc.total > 0', message: bi('An order with nothing to pay cannot be sent', 'لا يرسل طلب لا مبلغ فيه') } },
+        { name: 'approve', from: ['draft'], to: 'sent', label: bi('Approve', 'اعتماد'), roles: ['Manager'],
+          input: [{ name: 'relatedId', type: 'reference', to: 'order', label: bi('Related order', 'طلب مرتبط') }] },
+        { name: 'close', from: ['sent'], to: 'closed', label: bi('Close', 'إغلاق'),
+          input: [{ name: 'note', type: 'string', required: true, minLength: 1, maxLength: 500, label: bi('Note', 'ملاحظة') }],
+          set: { notes: 'input.note', probability: '100' } },
+        { name: 'lose', from: ['draft', 'sent'], to: 'lost', label: bi('Lose', 'خسارة'),
+          input: [{ name: 'reason', type: 'enum', values: reasons, required: true, label: bi('Reason', 'السبب') }],
+          set: { lostReason: 'input.reason', probability: '0' } },
+        { name: 'boom', from: ['draft'], to: 'closed', label: bi('Boom', 'انفجار'), set: { probability: 'int(doc.discountPercent) * 1000' } },
+      ],
+    }],
+  };
+}
+
+export function rulesSource(root: string): AppSource {
+  return writeApp(root, rulesManifest());
+}
