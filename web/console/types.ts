@@ -30,7 +30,8 @@ export interface DocTypeMeta {
   fields: FieldMeta[];
   states: { name: string; label: string }[];
   initialState: string | null;
-  transitions: { name: string; label: string; from: string[]; to: string; permission: string; allowed: boolean }[];
+  /** `input`: the body the transition takes (a lost reason), described as fields are. */
+  transitions: { name: string; label: string; from: string[]; to: string; permission: string; allowed: boolean; description?: string; input?: FieldMeta[] }[];
   sort: string[];
   permissions: { read: boolean; create: boolean; update: boolean; delete: boolean };
 }

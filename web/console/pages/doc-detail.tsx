@@ -3,11 +3,11 @@
 import { useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
 import { api } from '../api.ts';
-import { Value, forgetTitles } from '../fields.tsx';
+import { FieldInput, Value, forgetTitles, writable, type Values } from '../fields.tsx';
 import { formatDateTime } from '../format.ts';
 import { t } from '../i18n.ts';
-import type { Doc } from '../types.ts';
-import { ConfirmDialog, ErrorBanner, Loading, Notice, PageHeader, useAsync, useAction } from '../ui.tsx';
+import type { Doc, DocTypeMeta } from '../types.ts';
+import { ConfirmDialog, Dialog, ErrorBanner, Loading, Notice, PageHeader, fieldErrors, useAsync, useAction } from '../ui.tsx';
 import { useWorkspace } from '../workspace.tsx';
 import { StateBadge } from './doc-list.tsx';
 import { NotFound } from './not-found.tsx';
@@ -25,16 +25,25 @@ export function DocDetail({ resource, id }: { resource: string; id: string }) {
   const { busy, error, run } = useAction();
   const [done, setDone] = useState<string | undefined>(loc.query.saved ? t('doc.saved') : undefined);
   const [confirmDelete, setConfirmDelete] = useState(false);
+  // A transition that takes input (a lost reason) asks for it in a dialog first.
+  const [asking, setAsking] = useState<Transition | undefined>();
+  const [input, setInput] = useState<Values>({});
   if (!meta) return <NotFound />;
   const current = doc ?? loaded.data;
 
-  const transition = async (name: string, label: string) => {
+  const transition = async (x: Transition, body?: Values) => {
     setDone(undefined);
-    await run(async () => {
-      const r = await api<{ data: Doc }>('POST', `/api/v1/${resource}/${encodeURIComponent(id)}/${name}`);
+    const ok = await run(async () => {
+      const r = await api<{ data: Doc }>('POST', `/api/v1/${resource}/${encodeURIComponent(id)}/${x.name}`, body);
       setDoc(r.data);
-      setDone(t('doc.transitioned', { action: label }));
+      setDone(t('doc.transitioned', { action: x.label }));
     });
+    if (ok) setAsking(undefined);
+  };
+  const start = (x: Transition) => {
+    if (!x.input?.length) return void transition(x);
+    setInput({});
+    setAsking(x);
   };
   const remove = async () => {
     const removed = await run(async () => {
@@ -56,7 +65,7 @@ export function DocDetail({ resource, id }: { resource: string; id: string }) {
       </p>
       <PageHeader title={title}>
         {current && transitions.map((x) => (
-          <button type="button" class="primary" disabled={busy} onClick={() => transition(x.name, x.label)}>
+          <button type="button" class="primary" disabled={busy} title={x.description} onClick={() => start(x)}>
             {x.label}
           </button>
         ))}
@@ -116,6 +125,32 @@ export function DocDetail({ resource, id }: { resource: string; id: string }) {
         onConfirm={remove}
         onCancel={() => setConfirmDelete(false)}
       />
+      <Dialog open={!!asking} title={asking?.label ?? ''} onClose={() => setAsking(undefined)}>
+        {asking && (
+          <form
+            onSubmit={(e) => {
+              e.preventDefault();
+              void transition(asking, writable(asking.input!, input, false));
+            }}
+          >
+            {asking.description && <p>{asking.description}</p>}
+            {asking.input!.map((f) => (
+              <FieldInput field={f} pointer={`/${f.name}`} value={input[f.name]} currency={currency} errors={fieldErrors(error)} onChange={(v) => setInput({ ...input, [f.name]: v })} />
+            ))}
+            <ErrorBanner error={error} />
+            <div class="actions">
+              <button type="submit" class="primary" disabled={busy}>
+                {asking.label}
+              </button>
+              <button type="button" onClick={() => setAsking(undefined)}>
+                {t('action.cancel')}
+              </button>
+            </div>
+          </form>
+        )}
+      </Dialog>
     </section>
   );
 }
+
+type Transition = DocTypeMeta['transitions'][number];
