@@ -217,7 +217,8 @@ export class Pipeline {
     this.check(details, c.params, params, 'params', lang);
     this.check(details, c.query, query, 'query', lang);
     if (c.body) {
-      body ??= {};
+      // No body at all is an empty one; a JSON `null` is a body of the wrong type (unless the schema allows it).
+      if (body === undefined) body = {};
       this.check(details, c.body, body, 'body', lang);
     }
     details.push(...unstorableDetails(params, 'params', lang, this.deps.tr), ...unstorableDetails(query, 'query', lang, this.deps.tr), ...unstorableDetails(body, 'body', lang, this.deps.tr));
