@@ -62,6 +62,13 @@ export function settingDefaultProblems(m: Manifest): { pointer: string; rule: st
   return problems;
 }
 
+/** Each declared setting: the company's value, else its default (values of settings no longer declared are left out). */
+function withDefaults(m: Manifest, set: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const s of m.settings ?? []) out[s.name] = s.name in set ? set[s.name] : s.default;
+  return out;
+}
+
 export class AppSettings {
   /** The patch validator of each manifest version, compiled once. */
   private validators = new WeakMap<Manifest, ValidateFunction>();
@@ -70,12 +77,8 @@ export class AppSettings {
 
   /** The declared defaults, overlaid with what the company set of the settings still declared. */
   async get(m: Manifest, companyId: string): Promise<Record<string, unknown>> {
-    const decls = m.settings ?? [];
-    if (!decls.length) return {};
-    const set = await this.deps.installs.settings(companyId, m.id);
-    const out: Record<string, unknown> = {};
-    for (const s of decls) out[s.name] = s.name in set ? set[s.name] : s.default;
-    return out;
+    if (!m.settings?.length) return {};
+    return withDefaults(m, await this.deps.installs.settings(companyId, m.id));
   }
 
   /** Changes some settings (checked against their types, every problem at once), audited in the scope's unit of work. */
@@ -84,12 +87,12 @@ export class AppSettings {
     if (!validate) this.validators.set(m, (validate = compileFor('body', settingsSchemas(m).patch)));
     check(validate, patch, 'body', lang, this.deps.tr);
     return this.deps.uow.run(scope, async (w) => {
-      const before = await this.get(m, scope.companyId);
       const stored = await this.deps.installs.settings(scope.companyId, m.id);
       const next: Record<string, unknown> = {};
       for (const s of m.settings ?? []) if (s.name in patch || s.name in stored) next[s.name] = s.name in patch ? patch[s.name] : stored[s.name];
       await this.deps.installs.putSettings(scope.companyId, m.id, next, isoNow(this.deps.clock.now()));
-      const after = await this.get(m, scope.companyId);
+      const before = withDefaults(m, stored);
+      const after = withDefaults(m, next);
       await w.audit({ action: 'settings', resource: 'apps', resourceId: m.id, before, after });
       return after;
     });
