@@ -218,7 +218,7 @@ export async function run(argv: string[], env: NodeJS.ProcessEnv = process.env):
     };
     // The links the CLI prints (`users create`) name the running server, not the default port; a
     // server being started (start --json) keeps its own, and DIWAN_PUBLIC_URL wins over both.
-    const recorded = env.DIWAN_PUBLIC_URL?.trim() || CREATES_DATA.has(group.name) ? undefined : recordedPublicUrl(dataDir);
+    const recorded = (env.DIWAN_PUBLIC_URL?.trim() || CREATES_DATA.has(group.name)) ? undefined : recordedPublicUrl(dataDir);
     const config = { dataDir, ...(recorded ? { publicUrl: recorded } : {}) };
     const ctx: CommandContext = {
       services: ((needs: { apps?: boolean; webhooks?: boolean } = {}) => {
