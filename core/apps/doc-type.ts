@@ -55,6 +55,8 @@ export interface DocTypeDeps {
 type Fields = readonly (FieldDecl | NonNullable<FieldDecl['fields']>[number])[];
 
 const SYSTEM = ['id', 'state', 'createdAt', 'updatedAt'];
+/** How JSON.stringify writes U+0000 or half of a surrogate pair (a false alarm, `\\u0000` typed as text, only costs the walk). */
+const UNSTORABLE_ESCAPE = /\\u(0000|d[89a-f])/i;
 /** Batches of due documents a schedule takes in one tick. */
 const MAX_BATCHES = 50;
 
@@ -315,13 +317,19 @@ export class DocType {
     if (problems.length) throw validationError(problems);
   }
 
-  /** What the hooks computed must stay within the declared bounds (money kept exactly, numbers finite). */
-  private checkStored(doc: Record<string, unknown>, caller: Caller): void {
+  /**
+   * What the hooks computed must stay within the declared bounds (money kept exactly, numbers
+   * finite, text both databases store). Answers the document as the JSON text to store.
+   */
+  private stored(doc: Record<string, unknown>, caller: Caller): string {
     const v = this.c.stored;
+    const json = JSON.stringify(doc);
     // What a hook computed is held to what a client may send: its bounds, and text both databases store.
     const details = v(doc) ? [] : ajvDetails(v.errors ?? [], 'body', caller.lang, this.deps.tr);
-    details.push(...unstorableDetails(doc, 'body', caller.lang, this.deps.tr));
+    // JSON.stringify writes U+0000 and lone surrogates as escapes: only then is the walk worth it.
+    if (UNSTORABLE_ESCAPE.test(json)) details.push(...unstorableDetails(doc, 'body', caller.lang, this.deps.tr));
     if (details.length) throw validationError(details.map((d) => ({ ...d, computed: true })));
+    return json;
   }
 
   private ruleScope(caller: Caller): RuleScope {
@@ -401,10 +409,10 @@ export class DocType {
       await this.checkReferences(body, caller);
       await this.hook('beforeCreate', caller, body);
       this.applyRules(body, caller);
-      this.checkStored(body, caller);
+      const data = this.stored(body, caller);
       const ms = this.deps.clock.now();
       const now = isoNow(ms);
-      const row: DocRow = { id: newSortableId(this.decl.idPrefix, ms), state: this.decl.initialState ?? null, data: JSON.stringify(body), created_at: now, updated_at: now, state_changed_at: now };
+      const row: DocRow = { id: newSortableId(this.decl.idPrefix, ms), state: this.decl.initialState ?? null, data, created_at: now, updated_at: now, state_changed_at: now };
       const doc = await this.write(w, 'create', row);
       await this.hook('afterCreate', caller, doc);
       return doc;
@@ -429,8 +437,7 @@ export class DocType {
       await this.checkReferences(merged, caller);
       await this.hook('beforeUpdate', caller, merged, previous);
       this.applyRules(merged, caller);
-      this.checkStored(merged, caller);
-      const next: DocRow = { ...row, data: JSON.stringify(merged), updated_at: isoNow(this.deps.clock.now()) };
+      const next: DocRow = { ...row, data: this.stored(merged, caller), updated_at: isoNow(this.deps.clock.now()) };
       const doc = await this.write(w, 'update', next, previous);
       await this.hook('afterUpdate', caller, doc, previous);
       return doc;
@@ -468,8 +475,7 @@ export class DocType {
         if (compiled.set.length) {
           // What `set` gives is then held to every rule of a write: computed fields follow it, validations and bounds apply.
           this.applyRules(doc, caller, applySet(compiled, activation, doc, s));
-          this.checkStored(doc, caller);
-          next = { ...row, data: JSON.stringify(doc) };
+          next = { ...row, data: this.stored(doc, caller) };
         }
       }
       await this.hook('beforeTransition', caller, previous, name);

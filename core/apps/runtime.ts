@@ -19,7 +19,7 @@ import { payloadAjv } from './manifest-check.ts';
 import type { PermissionRegistry } from '../identity/permissions.ts';
 import type { Role } from '../identity/roles.ts';
 import type { Companies } from '../tenancy/companies.ts';
-import { appContext } from './app-context.ts';
+import { appContext, type ContextDeps } from './app-context.ts';
 import { AppSettings } from './settings.ts';
 import { silentLogger, type Logger } from '../kernel/logger.ts';
 import { DocType, type Caller, type ResolvedTopic } from './doc-type.ts';
@@ -289,18 +289,23 @@ export class AppRuntime {
     });
   }
 
+  /** What an app's contexts are built from, made once per loaded app. */
+  private contextDeps = new WeakMap<LoadedApp, ContextDeps>();
+
   private context(app: LoadedApp, caller: Caller): AppContext {
-    const { storage, uow, tr, permissions, clock } = this.deps;
-    return appContext(
-      {
+    let deps = this.contextDeps.get(app);
+    if (!deps) {
+      const { storage, uow, tr, permissions, clock } = this.deps;
+      deps = {
         appId: app.manifest.id, db: storage.db, uow, tr, permissions, clock, log: this.deps.log ?? silentLogger,
         settings: (companyId) => this.settings.get(app.manifest, companyId),
         docType: (ref) => this.resolveDocType(app, ref),
         checkEmit: (topic, data) => this.checkEmit(app, topic, data),
         checkAudit: (resource, action) => this.checkAudit(app, resource, action),
-      },
-      caller,
-    );
+      };
+      this.contextDeps.set(app, deps);
+    }
+    return appContext(deps, caller);
   }
 
   /** Services bound to an app and a caller: what hooks, routes and migrations receive. */

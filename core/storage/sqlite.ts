@@ -146,10 +146,23 @@ export class SqliteDb implements Db {
         this.held = null;
         tx.release();
       }
-      // The context is needed only while a unit of work runs. Enabled, it hooks every promise
-      // of the process (each request, each webhook attempt); run() enables it again.
-      if (--this.scopes === 0) this.als.disable();
+      if (--this.scopes === 0) this.disableSoon();
     }
+  }
+
+  private idle?: NodeJS.Timeout;
+
+  /**
+   * The context is needed only while a unit of work runs: enabled, it hooks every promise of the
+   * process (each read request, each webhook attempt). It goes off once no unit of work has run
+   * for a second rather than after each one: under a stream of writes, switching the hooks off
+   * and on (run() enables them again) for every request costs more than keeping them.
+   */
+  private disableSoon(): void {
+    this.idle ??= setTimeout(() => {
+      this.idle = undefined;
+      if (this.scopes === 0) this.als.disable();
+    }, 1000).unref();
   }
 
   private unbegin(tx: Tx): void {
@@ -161,19 +174,28 @@ export class SqliteDb implements Db {
     tx.release = undefined;
   }
 
-  /** Takes the connection for `tx` (waiting for the unit of work that holds it) and begins. */
-  private async begin(tx: Tx): Promise<void> {
+  /**
+   * Takes the connection for `tx` and begins: at once when the connection is free (the common
+   * case, no promise made), else once the unit of work that holds it ends.
+   */
+  private begin(tx: Tx): Promise<void> | undefined {
     if (tx.beginning) return tx.beginning;
+    if (!this.held) return this.take(tx);
     tx.beginning = (async () => {
       while (this.held) await this.held;
-      this.held = new Promise((r) => (tx.release = r));
-      // IMMEDIATE takes the write lock now: a concurrent writer (the CLI) waits on busy_timeout
-      // instead of failing the transaction at its first write.
-      this.conn.exec('BEGIN IMMEDIATE');
-      tx.open = true;
-      tx.lazy = false;
+      this.take(tx);
     })();
     return tx.beginning;
+  }
+
+  private take(tx: Tx): undefined {
+    this.held = new Promise((r) => (tx.release = r));
+    // IMMEDIATE takes the write lock now: a concurrent writer (the CLI) waits on busy_timeout
+    // instead of failing the transaction at its first write.
+    this.conn.exec('BEGIN IMMEDIATE');
+    tx.open = true;
+    tx.lazy = false;
+    return undefined;
   }
 
   private async savepoint<T>(tx: Tx, fn: () => Promise<T>): Promise<T> {
@@ -214,6 +236,7 @@ export class SqliteDb implements Db {
 
   async close(): Promise<void> {
     if (this.held) await this.held;
+    clearTimeout(this.idle);
     await this.checkpointer?.close();
     this.conn.close();
   }
