@@ -57,6 +57,8 @@ type Fields = readonly (FieldDecl | NonNullable<FieldDecl['fields']>[number])[];
 const SYSTEM = ['id', 'state', 'createdAt', 'updatedAt'];
 /** How JSON.stringify writes U+0000 or half of a surrogate pair (a false alarm, `\\u0000` typed as text, only costs the walk). */
 const UNSTORABLE_ESCAPE = /\\u(0000|d[89a-f])/i;
+/** Thrown to end a dry run's transaction: a rollback that is not a failure. */
+const ROLLED_BACK = Symbol('dry run');
 /** Batches of due documents a schedule takes in one tick. */
 const MAX_BATCHES = 50;
 
@@ -487,6 +489,24 @@ export class DocType {
       await this.hook('afterTransition', caller, doc, name);
       return doc;
     });
+  }
+
+  /**
+   * What a create (or, with `id`, an update) would store, by the same path (hooks, rules,
+   * references, locks), then rolled back: nothing is written and no event goes out. The
+   * console's forms show computed fields and broken rules with it as the person types.
+   */
+  async dryRun(caller: Caller, data: Record<string, unknown>, id?: string): Promise<Doc> {
+    let doc: Doc | undefined;
+    try {
+      await this.deps.uow.run(this.scope(caller), async () => {
+        doc = id === undefined ? await this.create(caller, data, { validated: true }) : await this.update(caller, id, data, { validated: true });
+        throw ROLLED_BACK;
+      });
+    } catch (err) {
+      if (err !== ROLLED_BACK) throw err;
+    }
+    return doc!;
   }
 
   async remove(caller: Caller, id: string): Promise<Doc> {

@@ -27,6 +27,15 @@ export interface AppRoute {
   handle(i: Invocation): Promise<RouteOutput>;
 }
 
+/** `?dryRun=true` on a create or an update: answers what would be stored (200) and stores nothing. */
+const dryRunQuery = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    dryRun: { type: 'boolean', description: 'Compute the document (its computed fields, every broken rule as VALIDATION_ERROR) without storing it: nothing is written, no event goes out, an Idempotency-Key is not used' },
+  },
+} as const;
+
 const envelope = (schema: object) => ({ type: 'object', additionalProperties: false, required: ['data'], properties: { data: schema } });
 
 const idempotencyHeader = {
@@ -65,9 +74,12 @@ function docTypeRoutes(appId: string, dt: DocType): AppRoute[] {
     route(
       {
         method: 'POST', url: base, operationId: op('create'), summary: `Create ${aLabel}`, permission: `${r}:create`,
-        schema: () => ({ body: s().write, response: { 201: envelope(s().read) } }), errors: ['CONFLICT'], headers: [idempotencyHeader],
+        schema: () => ({ querystring: dryRunQuery, body: s().write, response: { 200: envelope(s().read), 201: envelope(s().read) } }), errors: ['CONFLICT'], headers: [idempotencyHeader],
       },
-      async (i) => ({ status: 201, body: { data: await dt.create(i.caller, i.body as Record<string, unknown>, { validated: true }) } }),
+      async (i) =>
+        i.query.dryRun === true
+          ? { status: 200, body: { data: await dt.dryRun(i.caller, i.body as Record<string, unknown>) } }
+          : { status: 201, body: { data: await dt.create(i.caller, i.body as Record<string, unknown>, { validated: true }) } },
       true,
     ),
     route(
@@ -79,8 +91,11 @@ function docTypeRoutes(appId: string, dt: DocType): AppRoute[] {
       },
     ),
     route(
-      { method: 'PATCH', url: `${base}/:id`, operationId: op('update'), summary: `Change ${aLabel}`, permission: `${r}:update`, schema: () => ({ params: s().params, body: s().patch, response: { 200: envelope(s().read) } }), errors: ['NOT_FOUND', 'CONFLICT'] },
-      async (i) => ({ status: 200, body: { data: await dt.update(i.caller, i.params.id, i.body as Record<string, unknown>, { validated: true }) } }),
+      { method: 'PATCH', url: `${base}/:id`, operationId: op('update'), summary: `Change ${aLabel}`, permission: `${r}:update`, schema: () => ({ params: s().params, querystring: dryRunQuery, body: s().patch, response: { 200: envelope(s().read) } }), errors: ['NOT_FOUND', 'CONFLICT'] },
+      async (i) => {
+        const body = i.body as Record<string, unknown>;
+        return { status: 200, body: { data: i.query.dryRun === true ? await dt.dryRun(i.caller, body, i.params.id) : await dt.update(i.caller, i.params.id, body, { validated: true }) } };
+      },
     ),
     route(
       { method: 'DELETE', url: `${base}/:id`, operationId: op('delete'), summary: `Delete ${aLabel}`, permission: `${r}:delete`, schema: () => ({ params: s().params, response: { 200: envelope(s().read) } }), errors: ['NOT_FOUND', 'CONFLICT'] },

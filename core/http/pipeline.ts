@@ -227,7 +227,8 @@ export class Pipeline {
     const req: ApiRequest = { params, query, body, headers: request.headers, principal, company, lang, id: request.id, raw: request, reply };
     const idemKey = request.headers['idempotency-key'];
     const out =
-      route.idempotent && typeof idemKey === 'string' && idemKey !== '' ? await this.idempotent(route, req, path, idemKey)
+      // A dry run stores nothing: its key is not spent on it.
+      route.idempotent && typeof idemKey === 'string' && idemKey !== '' && query.dryRun !== true ? await this.idempotent(route, req, path, idemKey)
       : route.doc.method === 'GET' ? await route.handler(req)
       // One unit of work for every request that can write: whatever the handler writes (documents,
       // audit rows, events, through any service) commits together before the answer, or none of it.
