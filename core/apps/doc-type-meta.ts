@@ -5,6 +5,7 @@ import type { FieldDecl } from '../../manifests/manifest.schema.ts';
 import type { Lang, Translator } from '../kernel/i18n/i18n.ts';
 import type { LoadedApp } from './runtime.ts';
 import { isReadOnly } from './doc-schemas.ts';
+import { roleAtLeast, type Role } from '../identity/roles.ts';
 
 type LineFieldDecl = NonNullable<FieldDecl['fields']>[number];
 
@@ -73,7 +74,8 @@ export const docTypeMetaSchema = {
         required: ['name', 'label', 'from', 'to', 'permission', 'allowed'],
         properties: {
           name: text, label: text, from: { type: 'array', items: text }, to: text, permission: text,
-          allowed: { type: 'boolean', description: 'Whether the caller holds its permission' },
+          allowed: { type: 'boolean', description: "Whether the caller holds its permission and, when it names roles, one of them (or higher)" },
+          guarded: { type: 'boolean', description: 'It runs only when a condition on the document holds: `?dryRun=true` on it tells whether it would run now' },
           description: { type: 'string', description: "What it does, in the caller's language (when the manifest says)" },
           input: { type: 'array', items: lineFieldMeta, description: 'The body it takes, described as fields are' },
           roles: { type: 'array', items: text, description: 'Only these roles (and higher) may run it' },
@@ -96,6 +98,8 @@ export interface MetaDeps {
   /** The loaded app a reference's `app-id/type` names. */
   app(id: string): LoadedApp | undefined;
   allows(permission: string): boolean;
+  /** The caller's role, which a transition's `roles` narrow (absent for the operator). */
+  role?: Role;
 }
 
 /** The field that names a document: its first required string field, else its first filterable one. */
@@ -158,7 +162,8 @@ export function docTypeMeta(a: LoadedApp, d: MetaDeps): Record<string, unknown>[
         from: t.from,
         to: t.to,
         permission: `${r}:${t.name}`,
-        allowed: d.allows(`${r}:${t.name}`),
+        allowed: d.allows(`${r}:${t.name}`) && (!t.roles || !d.role || t.roles.some((x) => roleAtLeast(d.role!, x))),
+        ...(t.guard ? { guarded: true } : {}),
         ...(t.description ? { description: t.description[d.lang] } : {}),
         ...(t.input ? { input: t.input.map((x) => field(x, false)) } : {}),
         ...(t.roles ? { roles: t.roles } : {}),

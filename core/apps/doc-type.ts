@@ -496,11 +496,20 @@ export class DocType {
    * references, locks), then rolled back: nothing is written and no event goes out. The
    * console's forms show computed fields and broken rules with it as the person types.
    */
-  async dryRun(caller: Caller, data: Record<string, unknown>, id?: string): Promise<Doc> {
+  dryRun(caller: Caller, data: Record<string, unknown>, id?: string): Promise<Doc> {
+    return this.rolledBack(caller, () => (id === undefined ? this.create(caller, data, { validated: true }) : this.update(caller, id, data, { validated: true })));
+  }
+
+  /** What a transition would do (its guard, inputs, `set`, and what follows), rolled back: the console shows a button only when it would run. */
+  dryRunTransition(caller: Caller, id: string, name: string, input: Record<string, unknown>): Promise<Doc> {
+    return this.rolledBack(caller, () => this.transition(caller, id, name, input, { validated: true }));
+  }
+
+  private async rolledBack(caller: Caller, op: () => Promise<Doc>): Promise<Doc> {
     let doc: Doc | undefined;
     try {
       await this.deps.uow.run(this.scope(caller), async () => {
-        doc = id === undefined ? await this.create(caller, data, { validated: true }) : await this.update(caller, id, data, { validated: true });
+        doc = await op();
         throw ROLLED_BACK;
       });
     } catch (err) {

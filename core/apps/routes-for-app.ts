@@ -27,7 +27,7 @@ export interface AppRoute {
   handle(i: Invocation): Promise<RouteOutput>;
 }
 
-/** `?dryRun=true` on a create or an update: answers what would be stored (200) and stores nothing. */
+/** `?dryRun=true` on a create, an update or a transition: answers what would be stored (200) and stores nothing. */
 const dryRunQuery = {
   type: 'object',
   additionalProperties: false,
@@ -110,9 +110,13 @@ function docTypeRoutes(appId: string, dt: DocType): AppRoute[] {
           summary: `${t.label?.en ?? t.name} ${aLabel} (${t.from.join(', ')} → ${t.to})`,
           ...(t.description ? { description: t.description.en } : {}),
           // The body is the transition's declared input, and nothing else: what is not declared is refused, not dropped.
-          schema: () => ({ params: s().params, body: s().transitions[t.name], response: { 200: envelope(s().read) } }), errors: ['NOT_FOUND', 'CONFLICT'],
+          schema: () => ({ params: s().params, querystring: dryRunQuery, body: s().transitions[t.name], response: { 200: envelope(s().read) } }), errors: ['NOT_FOUND', 'CONFLICT'],
         },
-        async (i) => ({ status: 200, body: { data: await dt.transition(i.caller, i.params.id, t.name, i.body as Record<string, unknown>, { validated: true }) } }),
+        async (i) => {
+          const body = i.body as Record<string, unknown>;
+          const doc = i.query.dryRun === true ? await dt.dryRunTransition(i.caller, i.params.id, t.name, body) : await dt.transition(i.caller, i.params.id, t.name, body, { validated: true });
+          return { status: 200, body: { data: doc } };
+        },
       ),
     );
   }

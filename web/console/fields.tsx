@@ -107,16 +107,18 @@ interface InputProps {
   onChange(v: unknown): void;
   /** Filters: every field is optional and enums offer "any". */
   filter?: boolean;
+  /** Shown but not editable (a field locked in the document's state), with why. */
+  locked?: string;
 }
 
 /** The control for one field with its label and its error. */
 export function FieldInput(p: InputProps) {
   const f = p.field;
   if (f.type === 'lines') return <LinesEditor {...p} />;
-  const hint = f.type === 'money' ? t('field.moneyHint', { currency: p.currency }) : undefined;
+  const hint = p.locked ?? (f.type === 'money' ? t('field.moneyHint', { currency: p.currency }) : undefined);
   return (
     <Field pointer={p.pointer} label={f.label} required={!p.filter && f.required} hint={hint} error={p.errors[p.pointer]}>
-      {(aria) => <Control {...p} aria={aria} />}
+      {(aria) => <Control {...p} aria={p.locked ? { ...aria, disabled: 'true' } : aria} />}
     </Field>
   );
 }

@@ -6,6 +6,12 @@ export interface FieldMeta {
   label: string;
   required: boolean;
   readOnly: boolean;
+  /** Computed by the host from the document on every write (read-only). */
+  computed?: boolean;
+  /** States in which an update cannot change it. */
+  lockedIn?: string[];
+  /** What it holds, or how it is computed. */
+  description?: string;
   filterable: boolean;
   minimum?: number;
   maximum?: number;
@@ -30,8 +36,10 @@ export interface DocTypeMeta {
   fields: FieldMeta[];
   states: { name: string; label: string }[];
   initialState: string | null;
+  /** States in which a document is not updated or deleted (only its transitions change it). */
+  lockedIn?: string[];
   /** `input`: the body the transition takes (a lost reason), described as fields are. */
-  transitions: { name: string; label: string; from: string[]; to: string; permission: string; allowed: boolean; description?: string; input?: FieldMeta[] }[];
+  transitions: { name: string; label: string; from: string[]; to: string; permission: string; allowed: boolean; guarded?: boolean; description?: string; input?: FieldMeta[] }[];
   sort: string[];
   permissions: { read: boolean; create: boolean; update: boolean; delete: boolean };
 }

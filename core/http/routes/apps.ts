@@ -180,7 +180,7 @@ export function appRoutes(deps: { runtime: AppRuntime; lifecycle: Lifecycle; per
       },
       async (req) => {
         const installs = await runtime.installs(req.company.id);
-        const meta = { lang: req.lang, tr: deps.tr, app: (id: string) => runtime.get(id), allows: (p: string) => deps.permissions.allows(req.principal, p) };
+        const meta = { lang: req.lang, tr: deps.tr, app: (id: string) => runtime.get(id), allows: (p: string) => deps.permissions.allows(req.principal, p), role: req.principal.role };
         const data = runtime
           .list()
           .filter((a) => installs.get(a.manifest.id)?.state === 'enabled')

@@ -1,8 +1,8 @@
 // One document: every field, its state, the transitions the person may run from that state,
 // edit and delete.
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
-import { api } from '../api.ts';
+import { api, ApiError } from '../api.ts';
 import { FieldInput, Value, forgetTitles, writable, type Values } from '../fields.tsx';
 import { formatDateTime } from '../format.ts';
 import { t } from '../i18n.ts';
@@ -28,8 +28,27 @@ export function DocDetail({ resource, id }: { resource: string; id: string }) {
   // A transition that takes input (a lost reason) asks for it in a dialog first.
   const [asking, setAsking] = useState<Transition | undefined>();
   const [input, setInput] = useState<Values>({});
-  if (!meta) return <NotFound />;
   const current = doc ?? loaded.data;
+  // A transition with a condition shows only when a dry run says it would run now (one that
+  // asks for input it was not given would: the dialog asks for it).
+  const [blocked, setBlocked] = useState<Set<string>>(new Set());
+  useEffect(() => {
+    if (!meta || !current) return;
+    let live = true;
+    const guarded = meta.transitions.filter((x) => x.guarded && x.allowed && current.state !== undefined && x.from.includes(current.state));
+    void Promise.all(
+      guarded.map((x) =>
+        api('POST', `/api/v1/${resource}/${encodeURIComponent(id)}/${x.name}?dryRun=true`, {}).then(
+          () => undefined,
+          (e) => (e instanceof ApiError && e.status === 409 ? x.name : undefined),
+        ),
+      ),
+    ).then((names) => live && setBlocked(new Set(names.filter((n): n is string => !!n))));
+    return () => {
+      live = false;
+    };
+  }, [resource, id, current?.updatedAt, current?.state]);
+  if (!meta) return <NotFound />;
 
   const transition = async (x: Transition, body?: Values) => {
     setDone(undefined);
@@ -55,8 +74,11 @@ export function DocDetail({ resource, id }: { resource: string; id: string }) {
   };
 
   const title = current && meta.titleField && current[meta.titleField] ? String(current[meta.titleField]) : `${meta.label} ${id}`;
-  const transitions = current ? meta.transitions.filter((x) => x.allowed && current.state !== undefined && x.from.includes(current.state)) : [];
+  const possible = current ? meta.transitions.filter((x) => x.allowed && current.state !== undefined && x.from.includes(current.state)) : [];
+  const transitions = possible.filter((x) => !blocked.has(x.name));
   const currency = String(current?.currency ?? ws.company.currency);
+  // A document in a locked state changes only through its transitions: no edit, no delete.
+  const locked = current?.state !== undefined && !!meta.lockedIn?.includes(current.state);
 
   return (
     <section>
@@ -69,12 +91,12 @@ export function DocDetail({ resource, id }: { resource: string; id: string }) {
             {x.label}
           </button>
         ))}
-        {current && meta.permissions.update && (
+        {current && !locked && meta.permissions.update && (
           <a class="button" href={`/d/${resource}/${encodeURIComponent(id)}/edit`}>
             {t('action.edit')}
           </a>
         )}
-        {current && meta.permissions.delete && (
+        {current && !locked && meta.permissions.delete && (
           <button type="button" class="danger" disabled={busy} onClick={() => setConfirmDelete(true)}>
             {t('action.delete')}
           </button>
