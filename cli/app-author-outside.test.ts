@@ -152,9 +152,9 @@ describe('an app author outside the repository', { timeout: 150_000 }, () => {
     const r = await npm(['test']);
     const out = plain(r.stdout + r.stderr);
     expect(r.code, out).toBe(0);
-    expect(out).toContain(`${ID}.test.ts (5 tests)`);
-    expect(out).toMatch(/Tests\s+5 passed \(5\)/);
-    expect(out).toContain(`All 5 tests of ${ID} passed.`);
+    expect(out).toContain(`${ID}.test.ts (7 tests)`);
+    expect(out).toMatch(/Tests\s+7 passed \(7\)/);
+    expect(out).toContain(`All 7 tests of ${ID} passed.`);
   });
 
   it('a failing test fails diwan app test with APP_ERROR naming it', async () => {
@@ -166,7 +166,7 @@ describe('an app author outside the repository', { timeout: 150_000 }, () => {
       expect(r.code).toBe(1);
       expect(r.json.error).toMatchObject({
         code: 'APP_ERROR',
-        message: `The app "${ID}" failed: 1 of 5 tests failed`,
+        message: `The app "${ID}" failed: 1 of 7 tests failed`,
         details: [{ file: `${ID}.test.ts`, test: `${ID} > keeps viewers to reading`, message: expect.stringContaining('418') }],
       });
     } finally {
