@@ -410,6 +410,7 @@ describe('maintenance', () => {
     conflict(await api.patch(`/api/v1/maintenance-equipment/${eq.id}`, { downtimeMinutes: 0 }), { reason: 'locked', field: 'downtimeMinutes' });
     await ok(api.post(`/api/v1/maintenance-equipment/${eq.id}/reportDown`, { downSince: '2026-03-09', reason: 'Low refrigerant' }));
     expect((await ok(api.post(`/api/v1/maintenance-equipment/${eq.id}/restore`, { downtimeMinutes: 90 }))).downtimeMinutes).toBe(330);
+    refused(await api.post('/api/v1/maintenance-requests', { equipmentId: eq.id, requestType: 'preventive', priority: 'normal', description: 'Quarterly service' }), { pointer: '/scheduledOn', message: 'Preventive maintenance is planned: give its date' });
     const r = await created(api.post('/api/v1/maintenance-requests', { equipmentId: eq.id, requestType: 'corrective', priority: 'high', description: 'Noisy fan' }));
     conflict(await api.post(`/api/v1/maintenance-requests/${r.id}/start`), { reason: 'guard' }, 'Assign a technician');
     await ok(api.patch(`/api/v1/maintenance-requests/${r.id}`, { technicianId: employeeId }));
