@@ -112,12 +112,25 @@ const today = () => isoDay(clock.now());
 const addDays = (day: string, n: number) => isoDay(Date.parse(`${day}T00:00:00.000Z`) + n * DAY);
 
 /**
- * Values the generator would get wrong for a type because a hook refuses them (`app/type` →
- * fields), kept to what a run showed to be refused. Empty today: every date the generator writes
- * is the clock's day (or, for a schedule, a later one), which already satisfies the one date
- * rule a hook checks (invoicing's dueDate ≥ date).
+ * Values the generator would get wrong for a type because a hook or a manifest rule refuses them
+ * (`app/type` → fields): formats (an ID number, a version, a digest), dates that must differ, and
+ * amounts a rule ties together (a receipt's VAT within 15/115 of it, counts that add up).
  */
-const OVERRIDES: Record<string, (day: string) => Json> = {};
+const OVERRIDES: Record<string, (day: string) => Json> = {
+  'emr/patient': () => ({ nationalId: '1012345678' }),
+  // No approver: the generator's one employee cannot approve their own claim.
+  'expenses/claim': (day) => ({ approverId: undefined, lines: [{ date: day, category: 'travel', description: 'Taxi', amount: 115, vatAmount: 15, receiptNumber: 'R-1' }] }),
+  'fleet/vehicle': () => ({ vin: '1HGCM82633A004352' }),
+  'hospitality/booking': (day) => ({ departureDate: addDays(day, 1) }),
+  'hse/incident': () => ({ injuredCount: 0 }),
+  'industry-models/industryModel': () => ({ version: '1.0.0', apps: [{ appId: 'crm' }] }),
+  'jewelry/purchase': () => ({ sellerIdNumber: '1012345678' }),
+  'legal/hearing': (day) => ({ nextHearingDate: addDays(day, 14) }),
+  'marketplace/listing': () => ({ appId: `app-${++serial}`, currentVersion: '1.0.0' }),
+  'marketplace/version': () => ({ version: '1.0.0', packageSha256: 'a'.repeat(64) }),
+  'marketplace/install': () => ({ version: '1.0.0' }),
+  'migration/job': () => ({ entities: [{ entity: 'customers', sourceCount: 10, imported: 8, failed: 2 }] }),
+};
 
 let serial = 0;
 
