@@ -201,6 +201,13 @@ export class DocType {
 
   private secretFields?: string[];
 
+  /** Read-only fields an update keeps (a transition's `set` gave them), as opposed to computed ones. */
+  private get keptOnUpdate(): string[] {
+    return (this.kept ??= this.decl.fields.filter((f) => isReadOnly(f) && f.compute === undefined && f.type !== 'lines').map((f) => f.name));
+  }
+
+  private kept?: string[];
+
   /** The document without its secret fields: what lists, audit rows and events carry. */
   private redact(doc: Doc): Doc;
   private redact(doc: Doc | undefined): Doc | undefined;
@@ -436,6 +443,8 @@ export class DocType {
         }
       }
       const merged = check<Record<string, unknown>>(this.c.write, { ...current, ...structuredClone(patch) }, 'body', caller.lang, this.deps.tr);
+      // What a transition's `set` (or a hook, which sets it again) gave a read-only field stays: only computed fields are recomputed.
+      for (const f of this.keptOnUpdate) if (previous[f] !== undefined) merged[f] = previous[f];
       await this.checkReferences(merged, caller);
       await this.hook('beforeUpdate', caller, merged, previous);
       this.applyRules(merged, caller);
