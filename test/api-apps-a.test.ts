@@ -1,0 +1,240 @@
+// The rules of twenty-two apps (issue 26, part 2), each driven through the API alone by a story of
+// its domain with the numbers the business gives: what a document computes (VAT at 15 %, totals
+// in exact minor units, days, rates, scores), what it refuses (with which pointer, in ar and en),
+// what a transition needs and stamps, and what it locks. One host, one company, SQLite and
+// PostgreSQL (vitest.config.ts's `onPostgres`).
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Host } from '../core/host.ts';
+import { firstPartySources } from '../core/apps/app-source.ts';
+import { buildHost } from './db.ts';
+import { createCompany, createCustomer, expectError, type Client, type Res, type TestCompany } from './helpers.ts';
+
+const APPS = [
+  'invoicing', 'employees', 'projects', 'ecommerce', 'manufacturing',
+  'aftersales', 'agents', 'analytics', 'appointments', 'appraisals', 'approvals', 'attendance', 'auto-workshop', 'av',
+  'biometrics', 'blog', 'carwash', 'configurator', 'connect', 'crm', 'discuss', 'education', 'elearning', 'elv',
+  'email-marketing',
+];
+
+let host: Host;
+let co: TestCompany;
+let api: Client;
+let customerId: string;
+let employeeId: string;
+let projectId: string;
+
+beforeAll(async () => {
+  const sources = firstPartySources();
+  const wanted = new Set(APPS);
+  // The apps and what they need (manufacturing brings its own dependencies).
+  for (let grew = true; grew; ) {
+    grew = false;
+    for (const s of sources) if (wanted.has(s.manifest.id)) for (const d of Object.keys(s.manifest.dependencies ?? {})) if (!wanted.has(d)) { wanted.add(d); grew = true; }
+  }
+  host = await buildHost({ sources: sources.filter((s) => wanted.has(s.manifest.id)), config: { rateLimitPerMinute: 0 } });
+  co = await createCompany(host, { currency: 'SAR', apps: [...wanted] });
+  api = co.as();
+  customerId = (await createCustomer(api, 'Al-Noor Trading')).id;
+  employeeId = (await created(api.post('/api/v1/employees', { fullName: 'Sara Al-Harbi', jobTitle: 'Engineer', joinDate: '2020-03-01' }))).id;
+  projectId = (await created(api.post('/api/v1/projects', { name: 'Riyadh HQ fit-out' }))).id;
+}, 60_000);
+afterAll(() => host?.close());
+
+type Data = Record<string, unknown> & { id: string; state?: string };
+
+async function created(res: Promise<Res>): Promise<Data> {
+  const r = await res;
+  expect(r.statusCode, r.body).toBe(201);
+  return r.json().data;
+}
+
+async function ok(res: Promise<Res>): Promise<Data> {
+  const r = await res;
+  expect(r.statusCode, r.body).toBe(200);
+  return r.json().data;
+}
+
+/** A VALIDATION_ERROR whose details name exactly these pointers. */
+async function invalid(res: Promise<Res>, ...pointers: string[]) {
+  const e = expectError(await res, 400, 'VALIDATION_ERROR');
+  expect(e.details.map((d) => d.pointer).sort()).toEqual([...pointers].sort());
+  return e;
+}
+
+/** A CONFLICT answered for a guard (or a lock: `reason` says which). */
+async function conflict(res: Promise<Res>, reason = 'guard') {
+  const e = expectError(await res, 409, 'CONFLICT');
+  expect(e.details[0]).toMatchObject({ reason });
+  return e;
+}
+
+const AR = { 'accept-language': 'ar' };
+
+describe('aftersales', () => {
+  it('an extended warranty: 1,150.50 + 15 % VAT = 1,323.08 for 365 days, locked once active, renewed only forward', async () => {
+    const body = { customerId, agreementType: 'extended_warranty', startDate: '2026-01-01', endDate: '2026-12-31', price: 1_150.5 };
+    const a = await created(api.post('/api/v1/service-agreements', body));
+    expect(a).toMatchObject({ vatAmount: 172.58, totalAmount: 1_323.08, durationDays: 365 });
+    await invalid(api.post('/api/v1/service-agreements', { ...body, endDate: '2025-12-31' }), '/endDate');
+    const e = await invalid(api.post('/api/v1/service-agreements', { ...body, price: 0 }, AR), '/price');
+    expect(e.details[0].message).toBe('الضمان الممتد وعقد الصيانة يُباعان: أدخل السعر');
+    await invalid(api.post('/api/v1/service-agreements', { ...body, vatAmount: 1 }), '/vatAmount');
+
+    await ok(api.post(`/api/v1/service-agreements/${a.id}/activate`));
+    const locked = expectError(await api.patch(`/api/v1/service-agreements/${a.id}`, { price: 1 }), 409, 'CONFLICT');
+    expect(locked.details[0]).toMatchObject({ reason: 'locked' });
+    await conflict(api.post(`/api/v1/service-agreements/${a.id}/renew`, { newEndDate: '2026-06-30' }));
+    const renewed = await ok(api.post(`/api/v1/service-agreements/${a.id}/renew`, { newEndDate: '2027-12-31', price: 1_000 }));
+    expect(renewed).toMatchObject({ endDate: '2027-12-31', durationDays: 730, price: 1_000, vatAmount: 150, totalAmount: 1_150 });
+    await invalid(api.post(`/api/v1/service-agreements/${a.id}/cancel`), '/reason');
+    expectError(await co.as('Member').post(`/api/v1/service-agreements/${a.id}/cancel`, { reason: 'Sold the unit' }), 403, 'FORBIDDEN');
+    expect(await ok(api.post(`/api/v1/service-agreements/${a.id}/cancel`, { reason: 'Sold the unit' }))).toMatchObject({ state: 'cancelled', cancellationReason: 'Sold the unit' });
+  });
+
+  it('a claim is approved with its remedy; a refund is settled only with its amount; a chargeable part is priced with VAT', async () => {
+    const claim = await created(api.post('/api/v1/aftersales-claims', { customerId, issue: 'Compressor noise' }));
+    await ok(api.post(`/api/v1/aftersales-claims/${claim.id}/acknowledge`));
+    await invalid(api.post(`/api/v1/aftersales-claims/${claim.id}/approve`, { decision: 'apology' }), '/decision');
+    expect(await ok(api.post(`/api/v1/aftersales-claims/${claim.id}/approve`, { decision: 'refund' }))).toMatchObject({ state: 'approved', decision: 'refund' });
+    const e = await conflict(api.post(`/api/v1/aftersales-claims/${claim.id}/settle`, {}));
+    expect(e.message).toContain('A refund or credit note needs the amount settled');
+    expect(await ok(api.post(`/api/v1/aftersales-claims/${claim.id}/settle`, { settledAmount: 499.99 }))).toMatchObject({ state: 'settled', settledAmount: 499.99 });
+
+    const part = await created(api.post('/api/v1/replaced-parts', { claimId: claim.id, productId: await productId(), quantity: 3, chargeable: true, unitPrice: 33.33 }));
+    expect(part).toMatchObject({ amount: 99.99, vatAmount: 15 });
+    expect(await created(api.post('/api/v1/replaced-parts', { claimId: claim.id, productId: await productId(), quantity: 3, unitPrice: 33.33 }))).toMatchObject({ amount: 0, vatAmount: 0 });
+    await invalid(api.post('/api/v1/replaced-parts', { claimId: claim.id, productId: await productId(), quantity: 0, chargeable: true }), '/quantity', '/unitPrice');
+
+    const rejected = await created(api.post('/api/v1/aftersales-claims', { customerId, issue: 'Scratched door' }));
+    expect(await ok(api.post(`/api/v1/aftersales-claims/${rejected.id}/reject`, { reason: 'Damage caused by misuse' }))).toMatchObject({ state: 'rejected', rejectionReason: 'Damage caused by misuse' });
+    const locked = expectError(await api.patch(`/api/v1/aftersales-claims/${rejected.id}`, { issue: 'Changed' }), 409, 'CONFLICT');
+    expect(locked.details[0]).toMatchObject({ reason: 'locked' });
+  });
+});
+
+let product: Promise<string> | undefined;
+function productId(): Promise<string> {
+  product ??= created(api.post('/api/v1/products', { name: 'Split AC 24k BTU', sku: 'AC-24', kind: 'goods', price: 2_000, cost: 1_400, vatRate: 15, active: true })).then((p) => p.id);
+  return product;
+}
+
+describe('agents', () => {
+  it('an agent that used its 50,000-token budget is stopped and resumes only once the budget is raised', async () => {
+    const agent = await created(api.post('/api/v1/ai-agents', { name: 'Collections', instructions: 'Chase overdue invoices', trigger: 'schedule', tokenBudget: 50_000, tokensUsed: 12_500 }));
+    expect(agent).toMatchObject({ tokensRemaining: 37_500, budgetUsedPercent: 25 });
+    const early = await conflict(api.post(`/api/v1/ai-agents/${agent.id}/exceedBudget`, undefined, AR));
+    expect(early.message).toContain('لم يستنفد الوكيل ميزانية الرموز');
+    expect(await ok(api.patch(`/api/v1/ai-agents/${agent.id}`, { tokensUsed: 50_200 }))).toMatchObject({ tokensRemaining: 0, budgetUsedPercent: 100 });
+    expect(await ok(api.post(`/api/v1/ai-agents/${agent.id}/exceedBudget`))).toMatchObject({ state: 'over_budget', stoppedForBudget: true });
+    await conflict(api.post(`/api/v1/ai-agents/${agent.id}/resume`));
+    await ok(api.patch(`/api/v1/ai-agents/${agent.id}`, { tokenBudget: 100_000 }));
+    expect(await ok(api.post(`/api/v1/ai-agents/${agent.id}/resume`))).toMatchObject({ state: 'active', stoppedForBudget: false, tokensRemaining: 49_800, budgetUsedPercent: 50 });
+    expect(await ok(api.post(`/api/v1/ai-agents/${agent.id}/pause`, { reason: 'Month-end freeze' }))).toMatchObject({ state: 'paused', pauseReason: 'Month-end freeze' });
+  });
+
+  it('a proposed action is decided by a manager, with the reason kept on a rejection, and then locked', async () => {
+    const agent = await created(api.post('/api/v1/ai-agents', { name: 'Reorder', instructions: 'Reorder stock', trigger: 'manual' }));
+    const action = await created(api.post('/api/v1/ai-agent-actions', { agentId: agent.id, tool: 'purchase.create', summary: 'Order 40 units', expiresOn: '2026-02-01' }));
+    expectError(await co.as('Member').post(`/api/v1/ai-agent-actions/${action.id}/reject`, { note: 'Too many' }), 403, 'FORBIDDEN');
+    await invalid(api.post(`/api/v1/ai-agent-actions/${action.id}/reject`, {}), '/note');
+    expect(await ok(api.post(`/api/v1/ai-agent-actions/${action.id}/reject`, { note: 'Stock is enough until March' }))).toMatchObject({ state: 'rejected', decisionNote: 'Stock is enough until March' });
+    await conflict(api.patch(`/api/v1/ai-agent-actions/${action.id}`, { summary: 'Order 400 units' }), 'locked');
+  });
+});
+
+describe('analytics', () => {
+  it('a dashboard needs its dataset and definition to publish; a refresh stamps its rows and time', async () => {
+    const ds = await created(api.post('/api/v1/analytics-datasets', { name: 'Sales by month', query: 'select 1' }));
+    const dash = await created(api.post('/api/v1/analytics-dashboards', { name: 'Sales' }));
+    const e = await conflict(api.post(`/api/v1/analytics-dashboards/${dash.id}/publish`));
+    expect(e.message).toContain('A dashboard needs its dataset and a definition before it is published');
+    await ok(api.patch(`/api/v1/analytics-dashboards/${dash.id}`, { datasetId: ds.id, definition: '{"widgets":[]}' }));
+    expect((await ok(api.post(`/api/v1/analytics-dashboards/${dash.id}/publish`))).state).toBe('published');
+
+    await ok(api.post(`/api/v1/analytics-datasets/${ds.id}/refresh`));
+    await conflict(api.patch(`/api/v1/analytics-datasets/${ds.id}`, { query: 'select 2' }), 'locked');
+    await invalid(api.post(`/api/v1/analytics-datasets/${ds.id}/complete`, { rowCount: 1_240 }), '/durationMs');
+    expect(await ok(api.post(`/api/v1/analytics-datasets/${ds.id}/complete`, { rowCount: 1_240, durationMs: 830 }))).toMatchObject({ state: 'ready', rowCount: 1_240, lastDurationMs: 830 });
+    await invalid(api.patch(`/api/v1/analytics-datasets/${ds.id}`, { rowCount: 5 }), '/rowCount');
+  });
+});
+
+describe('appointments', () => {
+  it('a 45-minute service at 200.00 costs 230.00 with VAT; a cancellation keeps its reason and locks the booking', async () => {
+    const svc = await created(api.post('/api/v1/bookable-services', { name: 'Dental cleaning', durationMinutes: 45, price: 200 }));
+    expect(svc.priceWithVat).toBe(230);
+    const appt = await created(api.post('/api/v1/appointments', { serviceId: svc.id, customerId, date: '2026-03-02', startAt: '2026-03-02T10:00', channel: 'phone' }));
+    await invalid(api.post(`/api/v1/appointments/${appt.id}/cancel`, {}), '/reason');
+    expect(await ok(api.post(`/api/v1/appointments/${appt.id}/cancel`, { reason: 'Customer travelling' }))).toMatchObject({ state: 'cancelled', reason: 'Customer travelling' });
+    await conflict(api.patch(`/api/v1/appointments/${appt.id}`, { startAt: '2026-03-03T10:00' }), 'locked');
+  });
+});
+
+describe('appraisals', () => {
+  it('a cycle in order; goals weigh 40 % × 75 % = 30 points; a review completes only rated, and feedback is rated 1–5', async () => {
+    await invalid(api.post('/api/v1/appraisal-cycles', { name: '2026', periodStart: '2026-01-01', periodEnd: '2025-12-31', reviewDeadline: '2026-01-31' }), '/periodEnd');
+    const cycle = await created(api.post('/api/v1/appraisal-cycles', { name: '2026', periodStart: '2026-01-01', periodEnd: '2026-12-31', reviewDeadline: '2027-01-31', selfReviewDeadline: '2027-01-15' }));
+    const goal = await created(api.post('/api/v1/appraisal-goals', { employeeId, cycleId: cycle.id, title: 'Close books in 5 days', weight: 40, progress: 75 }));
+    expect(goal.weightedScore).toBe(30);
+    expect(await ok(api.post(`/api/v1/appraisal-goals/${goal.id}/achieve`))).toMatchObject({ progress: 100, weightedScore: 40 });
+
+    const review = await created(api.post('/api/v1/appraisals', { cycleId: cycle.id, employeeId, managerId: employeeId }));
+    const e = await conflict(api.post(`/api/v1/appraisals/${review.id}/complete`, undefined, AR));
+    expect(e.message).toContain('أدخل التقدير العام وتقييم المدير قبل إتمام المراجعة');
+    await ok(api.patch(`/api/v1/appraisals/${review.id}`, { overallRating: 4, managerAssessment: 'Exceeded the closing goal' }));
+    expectError(await co.as('Member').post(`/api/v1/appraisals/${review.id}/complete`), 403, 'FORBIDDEN');
+    expect((await ok(api.post(`/api/v1/appraisals/${review.id}/complete`))).state).toBe('completed');
+    await conflict(api.patch(`/api/v1/appraisals/${review.id}`, { overallRating: 5 }), 'locked');
+
+    const fb = await created(api.post('/api/v1/appraisal-feedback', { appraisalId: review.id, employeeId, reviewerId: employeeId }));
+    await invalid(api.post(`/api/v1/appraisal-feedback/${fb.id}/submit`, { feedback: 'Reliable', rating: 6 }), '/rating');
+    expect(await ok(api.post(`/api/v1/appraisal-feedback/${fb.id}/submit`, { feedback: 'Reliable', rating: 5 }))).toMatchObject({ state: 'submitted', rating: 5, feedback: 'Reliable' });
+  });
+});
+
+describe('approvals', () => {
+  it('a 3-step purchase of 75,000 climbs step by step; the final approval waits for the last step; a rejection needs its reason', async () => {
+    await invalid(api.post('/api/v1/approval-requests', { requestType: 'purchase', subject: 'Laptops', requesterId: employeeId }), '/amount');
+    const req = await created(api.post('/api/v1/approval-requests', { requestType: 'purchase', subject: 'Laptops', requesterId: employeeId, amount: 75_000, totalSteps: 3 }));
+    expect((await ok(api.post(`/api/v1/approval-requests/${req.id}/submit`))).currentStep).toBe(1);
+    await conflict(api.patch(`/api/v1/approval-requests/${req.id}`, { amount: 90_000 }), 'locked');
+    const early = await conflict(api.post(`/api/v1/approval-requests/${req.id}/approve`));
+    expect(early.message).toContain('Steps remain: approve the current step first');
+    await invalid(api.post(`/api/v1/approval-requests/${req.id}/approveStep`, {}), '/approverId');
+    expect(await ok(api.post(`/api/v1/approval-requests/${req.id}/approveStep`, { approverId: employeeId }))).toMatchObject({ state: 'pending', currentStep: 2, approverId: employeeId });
+    expect((await ok(api.post(`/api/v1/approval-requests/${req.id}/approveStep`, { approverId: employeeId }))).currentStep).toBe(3);
+    await conflict(api.post(`/api/v1/approval-requests/${req.id}/approveStep`, { approverId: employeeId }));
+    expect((await ok(api.post(`/api/v1/approval-requests/${req.id}/approve`))).state).toBe('approved');
+
+    const other = await created(api.post('/api/v1/approval-requests', { requestType: 'hiring', subject: 'Accountant', requesterId: employeeId }));
+    await ok(api.post(`/api/v1/approval-requests/${other.id}/submit`));
+    await invalid(api.post(`/api/v1/approval-requests/${other.id}/reject`, {}), '/comment');
+    expect(await ok(api.post(`/api/v1/approval-requests/${other.id}/reject`, { comment: 'No budget this year' }))).toMatchObject({ state: 'rejected', comment: 'No budget this year' });
+  });
+
+  it('a rule numbers its steps once each', async () => {
+    const steps = [{ step: 1, approverId: employeeId, deadlineDays: 2 }, { step: 1, approverId: employeeId }];
+    await invalid(api.post('/api/v1/approval-rules', { name: 'Purchases', requestType: 'purchase', steps }), '/steps');
+    await created(api.post('/api/v1/approval-rules', { name: 'Purchases', requestType: 'purchase', steps: [steps[0], { ...steps[1], step: 2 }] }));
+  });
+});
+
+describe('attendance', () => {
+  it('a day of 42 present, 3 absent, 5 on leave is 50 people and 93.3 % attendance; overtime within the hours; leave days counted', async () => {
+    const sheet = await created(api.post('/api/v1/attendance-sheets', { date: '2026-02-01', presentCount: 42, absentCount: 3, onLeaveCount: 5, lateCount: 4 }));
+    expect(sheet).toMatchObject({ headcount: 50, attendanceRate: 93.3 });
+    await invalid(api.patch(`/api/v1/attendance-sheets/${sheet.id}`, { lateCount: 43 }), '/lateCount');
+    await ok(api.post(`/api/v1/attendance-sheets/${sheet.id}/close`));
+    await conflict(api.patch(`/api/v1/attendance-sheets/${sheet.id}`, { presentCount: 43 }), 'locked');
+
+    const rec = { employeeId, date: '2026-02-01', checkInTime: '08:00' };
+    await invalid(api.post('/api/v1/attendance-records', { ...rec, checkOutTime: '07:30' }), '/checkOutTime');
+    await invalid(api.post('/api/v1/attendance-records', { ...rec, checkOutTime: '19:00', workedHours: 10, overtimeHours: 11 }), '/overtimeHours');
+    await invalid(api.post('/api/v1/attendance-records', { ...rec, checkOutTime: '16:00', workedHours: 8, overtimeStatus: 'approved' }), '/overtimeStatus');
+    await created(api.post('/api/v1/attendance-records', { ...rec, checkOutTime: '19:00', workedHours: 11, overtimeHours: 3, overtimeStatus: 'to_approve' }));
+
+    const leave = await created(api.post('/api/v1/attendance-leaves', { employeeId, leaveType: 'hajj', startDate: '2026-05-24', endDate: '2026-06-06' }));
+    expect(leave.days).toBe(14);
+    await invalid(api.post('/api/v1/attendance-leaves', { employeeId, leaveType: 'sick', startDate: '2026-05-24', endDate: '2026-05-20' }), '/endDate');
+  });
+});
