@@ -238,3 +238,159 @@ describe('attendance', () => {
     await invalid(api.post('/api/v1/attendance-leaves', { employeeId, leaveType: 'sick', startDate: '2026-05-24', endDate: '2026-05-20' }), '/endDate');
   });
 });
+
+describe('auto-workshop', () => {
+  it('an estimate of 2.5 h labour at 180 and 4 filters at 37.50 is 600 + 90 VAT = 690, locked once sent; delivery waits for the invoice', async () => {
+    const job = await created(api.post('/api/v1/workshop-jobs', { jobNumber: 'WS-101', customerId, plateNumber: 'ABC 1234', odometerKm: 84_210, complaint: 'Brake noise', vin: 'JTDBR32E720123456' }));
+    await invalid(api.post('/api/v1/workshop-jobs', { jobNumber: 'WS-102', customerId, plateNumber: 'ABC 1235', odometerKm: 1, complaint: 'Noise', vin: 'SHORT' }), '/vin');
+    const lines = [{ kind: 'labour', description: 'Brake service', quantity: 2.5, unitPrice: 180 }, { kind: 'part', description: 'Filter', quantity: 4, unitPrice: 37.5 }];
+    const est = await created(api.post('/api/v1/workshop-estimates', { jobId: job.id, lines }));
+    expect(est).toMatchObject({ subtotal: 600, vatAmount: 90, total: 690 });
+    await invalid(api.post('/api/v1/workshop-estimates', { jobId: job.id, lines: [{ ...lines[0], quantity: 0 }] }), '/lines');
+    await ok(api.post(`/api/v1/workshop-estimates/${est.id}/send`));
+    await conflict(api.patch(`/api/v1/workshop-estimates/${est.id}`, { lines: [lines[0]] }), 'locked');
+
+    await ok(api.post(`/api/v1/workshop-jobs/${job.id}/start`));
+    await conflict(api.patch(`/api/v1/workshop-jobs/${job.id}`, { odometerKm: 10 }), 'locked');
+    await invalid(api.post(`/api/v1/workshop-jobs/${job.id}/waitForParts`, { partsAwaited: 'Rear pads' }), '/expectedPartsOn');
+    expect(await ok(api.post(`/api/v1/workshop-jobs/${job.id}/waitForParts`, { partsAwaited: 'Rear pads', expectedPartsOn: '2026-02-03' }))).toMatchObject({ state: 'waiting_parts', expectedPartsOn: '2026-02-03' });
+    await ok(api.post(`/api/v1/workshop-jobs/${job.id}/start`));
+    await ok(api.post(`/api/v1/workshop-jobs/${job.id}/markReady`));
+    await conflict(api.post(`/api/v1/workshop-jobs/${job.id}/deliver`));
+    await ok(api.patch(`/api/v1/workshop-jobs/${job.id}`, { invoiceTotal: 690 }));
+    expect((await ok(api.post(`/api/v1/workshop-jobs/${job.id}/deliver`))).state).toBe('delivered');
+  });
+});
+
+describe('av', () => {
+  it('a BoQ of 6 displays at 4,250.75 and 120 m of cable at 3.35 is 25,906.50 + 3,885.98 VAT; a passed commissioning has no failed check', async () => {
+    const lines = [{ description: '65" display', quantity: 6, unitPrice: 4_250.75 }, { description: 'HDMI cable (m)', quantity: 120, unitPrice: 3.35 }];
+    const boq = await created(api.post('/api/v1/av-boqs', { projectId, revision: 0, lines }));
+    expect(boq).toMatchObject({ totalAmount: 25_906.5, vatAmount: 3_885.98, totalWithVat: 29_792.48 });
+    await invalid(api.post('/api/v1/av-boqs', { projectId, revision: 1, supersedesId: boq.id, lines }), '/revisionReason');
+    await ok(api.post(`/api/v1/av-boqs/${boq.id}/freeze`));
+    await conflict(api.patch(`/api/v1/av-boqs/${boq.id}`, { lines: [lines[0]] }), 'locked');
+
+    const design = await created(api.post('/api/v1/av-designs', { projectId, title: 'Boardroom', revision: 0 }));
+    await ok(api.post(`/api/v1/av-designs/${design.id}/submit`));
+    await invalid(api.post(`/api/v1/av-designs/${design.id}/reject`, {}), '/comments');
+    expect(await ok(api.post(`/api/v1/av-designs/${design.id}/reject`, { comments: 'Move the camera to the far wall' }))).toMatchObject({ state: 'rejected', clientComments: 'Move the camera to the far wall' });
+
+    const test = { projectId, engineerId: employeeId, testDate: '2026-04-01', checksPassed: 47, failedChecks: 3 };
+    await invalid(api.post('/api/v1/av-commissioning-tests', { ...test, result: 'passed' }), '/result');
+    expect(await created(api.post('/api/v1/av-commissioning-tests', { ...test, result: 'failed' }))).toMatchObject({ totalChecks: 50, passRate: 94 });
+
+    const inst = await created(api.post('/api/v1/av-installations', { projectId, siteName: 'HQ', plannedStart: '2026-03-01', plannedEnd: '2026-03-10' }));
+    await invalid(api.patch(`/api/v1/av-installations/${inst.id}`, { plannedEnd: '2026-02-28' }), '/plannedEnd');
+    await ok(api.post(`/api/v1/av-installations/${inst.id}/start`));
+    await ok(api.post(`/api/v1/av-installations/${inst.id}/complete`));
+    await conflict(api.post(`/api/v1/av-installations/${inst.id}/handover`, { signedBy: 'Eng. Khalid', handoverDate: '2026-02-01' }));
+    expect(await ok(api.post(`/api/v1/av-installations/${inst.id}/handover`, { signedBy: 'Eng. Khalid', handoverDate: '2026-03-12' }))).toMatchObject({ state: 'handed_over', handoverSignedBy: 'Eng. Khalid', handoverDate: '2026-03-12' });
+  });
+});
+
+describe('biometrics', () => {
+  it('an unmatched punch is not posted; a rejection keeps its reason; a posting covers its days in order', async () => {
+    const device = await created(api.post('/api/v1/biometric-devices', { name: 'Gate 1', serialNumber: 'ZK-0001' }));
+    expect(await ok(api.post(`/api/v1/biometric-devices/${device.id}/reportError`, { errorCode: 'E42', errorMessage: 'Sensor dirty' }))).toMatchObject({ state: 'error', lastErrorCode: 'E42' });
+    const punch = await created(api.post('/api/v1/biometric-punches', { deviceId: device.id, deviceUserCode: '1007', punchDate: '2026-02-01', punchTime: '07:58:12' }));
+    const e = await conflict(api.post(`/api/v1/biometric-punches/${punch.id}/post`));
+    expect(e.message).toContain('Match the punch to an employee before posting it');
+    await invalid(api.post(`/api/v1/biometric-punches/${punch.id}/reject`, { reason: 'bored' }), '/reason');
+    expect(await ok(api.post(`/api/v1/biometric-punches/${punch.id}/reject`, { reason: 'unknown_user' }))).toMatchObject({ state: 'rejected', rejectReason: 'unknown_user' });
+
+    await invalid(api.post('/api/v1/biometric-postings', { periodFrom: '2026-02-10', periodTo: '2026-02-01', punchCount: 3 }), '/periodTo');
+    const posting = await created(api.post('/api/v1/biometric-postings', { periodFrom: '2026-02-01', periodTo: '2026-02-28' }));
+    expect(posting.periodDays).toBe(28);
+    await conflict(api.post(`/api/v1/biometric-postings/${posting.id}/post`));
+    await ok(api.patch(`/api/v1/biometric-postings/${posting.id}`, { punchCount: 1_120 }));
+    await ok(api.post(`/api/v1/biometric-postings/${posting.id}/post`));
+    await conflict(api.patch(`/api/v1/biometric-postings/${posting.id}`, { punchCount: 1 }), 'locked');
+  });
+});
+
+describe('blog', () => {
+  it('a post needs a URL-safe slug and a body to publish; its slug is then fixed', async () => {
+    const e = await invalid(api.post('/api/v1/blog-posts', { title: 'VAT in 2026', slug: 'VAT in 2026' }, AR), '/slug');
+    expect(e.details[0].message).toBe('المعرّف حروف لاتينية صغيرة وأرقام تفصل بينها شرطات');
+    const post = await created(api.post('/api/v1/blog-posts', { title: 'VAT in 2026', slug: 'vat-in-2026' }));
+    await conflict(api.post(`/api/v1/blog-posts/${post.id}/publish`));
+    await ok(api.patch(`/api/v1/blog-posts/${post.id}`, { body: 'What changes for retailers.' }));
+    await ok(api.post(`/api/v1/blog-posts/${post.id}/publish`));
+    await conflict(api.patch(`/api/v1/blog-posts/${post.id}`, { slug: 'vat-2026' }), 'locked');
+    expect((await ok(api.patch(`/api/v1/blog-posts/${post.id}`, { summary: 'Updated for Q2' }))).summary).toBe('Updated for Q2');
+  });
+});
+
+describe('carwash', () => {
+  it('a 57.50 wash includes 7.50 VAT (50.00 net); a started job keeps its price; a cancellation needs a reason; a coupon is used once', async () => {
+    const pkg = await created(api.post('/api/v1/wash-packages', { code: 'GOLD', name: 'Gold wash', price: 57.5 }));
+    expect(pkg).toMatchObject({ vatAmount: 7.5, netAmount: 50 });
+    const job = await created(api.post('/api/v1/wash-jobs', { plateNumber: 'XYZ 9876', vehicleType: 'suv', packageId: pkg.id, price: 57.5, capture: 'cashier' }));
+    expect(job).toMatchObject({ vatAmount: 7.5, netAmount: 50 });
+    await ok(api.post(`/api/v1/wash-jobs/${job.id}/start`));
+    await conflict(api.patch(`/api/v1/wash-jobs/${job.id}`, { price: 20 }), 'locked');
+    expect((await ok(api.patch(`/api/v1/wash-jobs/${job.id}`, { bay: 'Bay 2' }))).bay).toBe('Bay 2');
+
+    const other = await created(api.post('/api/v1/wash-jobs', { plateNumber: 'XYZ 1', vehicleType: 'sedan', packageId: pkg.id, price: 35, capture: 'app' }));
+    await invalid(api.post(`/api/v1/wash-jobs/${other.id}/cancel`, {}), '/reason');
+    expect(await ok(api.post(`/api/v1/wash-jobs/${other.id}/cancel`, { reason: 'Customer left' }))).toMatchObject({ state: 'cancelled', cancelReason: 'Customer left', vatAmount: 4.57 });
+
+    const coupon = await created(api.post('/api/v1/wash-coupons', { code: 'RAMADAN10', discount: 10 }));
+    expect(await ok(api.post(`/api/v1/wash-coupons/${coupon.id}/redeem`, { jobId: job.id }))).toMatchObject({ state: 'redeemed', jobId: job.id });
+    expectError(await api.post(`/api/v1/wash-coupons/${coupon.id}/redeem`, { jobId: job.id }), 409, 'CONFLICT');
+  });
+});
+
+describe('configurator', () => {
+  it('a configured cabinet priced 3,400 with 650 of extras is 3,910 with VAT; one value per attribute; revising a template bumps its version', async () => {
+    const options = [{ attribute: 'finish', value: 'oak', priceExtra: 400 }, { attribute: 'handles', value: 'brass', priceExtra: 250 }];
+    const tplBody = { name: 'Kitchen cabinet', productId: await productId(), version: 1, basePrice: 2_750 };
+    await invalid(api.post('/api/v1/configurator-templates', { ...tplBody, options: [...options, options[0]] }), '/options');
+    const tpl = await created(api.post('/api/v1/configurator-templates', { ...tplBody, options }));
+    await ok(api.post(`/api/v1/configurator-templates/${tpl.id}/publish`));
+    await conflict(api.patch(`/api/v1/configurator-templates/${tpl.id}`, { basePrice: 1 }), 'locked');
+    expect(await ok(api.post(`/api/v1/configurator-templates/${tpl.id}/revise`))).toMatchObject({ state: 'draft', version: 2 });
+
+    const selections = [{ attribute: 'finish', value: 'oak', priceExtra: 400 }, { attribute: 'handles', value: 'brass', priceExtra: 250 }];
+    const cfg = await created(api.post('/api/v1/product-configurations', { templateId: tpl.id, selections, price: 3_400 }));
+    expect(cfg).toMatchObject({ extrasTotal: 650, vatAmount: 510, totalWithVat: 3_910 });
+    await invalid(api.post('/api/v1/product-configurations', { templateId: tpl.id, selections, price: 600 }), '/price');
+    await invalid(api.post('/api/v1/product-configurations', { templateId: tpl.id, selections: [...selections, { attribute: 'finish', value: 'walnut' }], price: 3_400 }), '/selections');
+    expect(await ok(api.post(`/api/v1/product-configurations/${cfg.id}/attach`, { attachedTo: 'quote', documentRef: 'QT-2026-0042' }))).toMatchObject({ state: 'attached', documentRef: 'QT-2026-0042' });
+    await conflict(api.patch(`/api/v1/product-configurations/${cfg.id}`, { price: 3_000 }), 'locked');
+  });
+});
+
+describe('connect', () => {
+  it('a delivery order of 2 × 32.00 and 1 × 18.50 is 82.50 with 10.76 VAT inside; it is accepted with a prep time and cancelled with who and why', async () => {
+    const channel = await created(api.post('/api/v1/delivery-channels', { provider: 'jahez', branch: 'Olaya' }));
+    await conflict(api.post(`/api/v1/delivery-channels/${channel.id}/connect`));
+    await ok(api.patch(`/api/v1/delivery-channels/${channel.id}`, { storeRef: 'JHZ-55120' }));
+    await ok(api.post(`/api/v1/delivery-channels/${channel.id}/connect`));
+    const item = await created(api.post('/api/v1/delivery-items', { name: 'Shawarma plate', sku: 'SH-1', price: 32 }));
+    const lines = [{ itemId: item.id, quantity: 2, unitPrice: 32 }, { itemId: item.id, quantity: 1, unitPrice: 18.5 }];
+    const order = await created(api.post('/api/v1/channel-orders', { channelId: channel.id, externalOrderId: 'J-88121', lines }));
+    expect(order).toMatchObject({ total: 82.5, vatAmount: 10.76 });
+    await invalid(api.post('/api/v1/channel-orders', { channelId: channel.id, externalOrderId: 'J-88122', lines, total: 1 }), '/total');
+    await invalid(api.post(`/api/v1/channel-orders/${order.id}/accept`, { prepMinutes: 300 }), '/prepMinutes');
+    expect(await ok(api.post(`/api/v1/channel-orders/${order.id}/accept`, { prepMinutes: 20 }))).toMatchObject({ state: 'accepted', prepMinutes: 20 });
+    await conflict(api.patch(`/api/v1/channel-orders/${order.id}`, { lines: [lines[0]] }), 'locked');
+    await invalid(api.post(`/api/v1/channel-orders/${order.id}/cancel`, { reason: 'Driver not found' }), '/cancelledBy');
+    expect(await ok(api.post(`/api/v1/channel-orders/${order.id}/cancel`, { cancelledBy: 'provider', reason: 'Driver not found' }))).toMatchObject({ state: 'cancelled', cancelledBy: 'provider', cancelReason: 'Driver not found' });
+  });
+});
+
+describe('crm', () => {
+  it('an opportunity of 250,000 at 40 % weighs 100,000; lost sets 0 % and locks it; an activity is done with its outcome', async () => {
+    const lead = await created(api.post('/api/v1/leads', { title: 'Fleet tracking for Nahdi', expectedRevenue: 250_000, probability: 40 }));
+    expect(lead.weightedRevenue).toBe(100_000);
+    expect((await ok(api.patch(`/api/v1/leads/${lead.id}`, { probability: 65 }))).weightedRevenue).toBe(162_500);
+    expect(await ok(api.post(`/api/v1/leads/${lead.id}/markLost`, { reason: 'price' }))).toMatchObject({ state: 'lost', probability: 0, weightedRevenue: 0, lostReason: 'price' });
+    await conflict(api.patch(`/api/v1/leads/${lead.id}`, { expectedRevenue: 1 }), 'locked');
+
+    const act = await created(api.post('/api/v1/crm-activities', { activityType: 'call', subject: 'Discovery call', leadId: lead.id }));
+    await invalid(api.post(`/api/v1/crm-activities/${act.id}/markDone`, {}), '/outcome');
+    expect(await ok(api.post(`/api/v1/crm-activities/${act.id}/markDone`, { outcome: 'Wants a demo next week' }))).toMatchObject({ state: 'done', outcome: 'Wants a demo next week' });
+  });
+});
