@@ -127,7 +127,7 @@ describe('agents', () => {
     expect(await ok(api.patch(`/api/v1/ai-agents/${agent.id}`, { tokensUsed: 50_200 }))).toMatchObject({ tokensRemaining: 0, budgetUsedPercent: 100 });
     expect(await ok(api.post(`/api/v1/ai-agents/${agent.id}/exceedBudget`))).toMatchObject({ state: 'over_budget', stoppedForBudget: true });
     await conflict(api.post(`/api/v1/ai-agents/${agent.id}/resume`));
-    await ok(api.patch(`/api/v1/ai-agents/${agent.id}`, { tokenBudget: 100_000 }));
+    expect((await ok(api.patch(`/api/v1/ai-agents/${agent.id}`, { tokenBudget: 100_000 }))).stoppedForBudget).toBe(true);
     expect(await ok(api.post(`/api/v1/ai-agents/${agent.id}/resume`))).toMatchObject({ state: 'active', stoppedForBudget: false, tokensRemaining: 49_800, budgetUsedPercent: 50 });
     expect(await ok(api.post(`/api/v1/ai-agents/${agent.id}/pause`, { reason: 'Month-end freeze' }))).toMatchObject({ state: 'paused', pauseReason: 'Month-end freeze' });
   });
@@ -155,7 +155,8 @@ describe('analytics', () => {
     await conflict(api.patch(`/api/v1/analytics-datasets/${ds.id}`, { query: 'select 2' }), 'locked');
     await invalid(api.post(`/api/v1/analytics-datasets/${ds.id}/complete`, { rowCount: 1_240 }), '/durationMs');
     expect(await ok(api.post(`/api/v1/analytics-datasets/${ds.id}/complete`, { rowCount: 1_240, durationMs: 830 }))).toMatchObject({ state: 'ready', rowCount: 1_240, lastDurationMs: 830 });
-    await invalid(api.patch(`/api/v1/analytics-datasets/${ds.id}`, { rowCount: 5 }), '/rowCount');
+    await conflict(api.patch(`/api/v1/analytics-datasets/${ds.id}`, { rowCount: 5 }), 'locked');
+    expect((await ok(api.patch(`/api/v1/analytics-datasets/${ds.id}`, { name: 'Sales by month (SAR)' }))).rowCount).toBe(1_240);
   });
 });
 
@@ -392,5 +393,140 @@ describe('crm', () => {
     const act = await created(api.post('/api/v1/crm-activities', { activityType: 'call', subject: 'Discovery call', leadId: lead.id }));
     await invalid(api.post(`/api/v1/crm-activities/${act.id}/markDone`, {}), '/outcome');
     expect(await ok(api.post(`/api/v1/crm-activities/${act.id}/markDone`, { outcome: 'Wants a demo next week' }))).toMatchObject({ state: 'done', outcome: 'Wants a demo next week' });
+  });
+});
+
+describe('discuss', () => {
+  it('a blank message is refused; an archived channel is read-only', async () => {
+    const ch = await created(api.post('/api/v1/discuss-channels', { name: 'finance', visibility: 'public' }));
+    await invalid(api.post('/api/v1/discuss-messages', { channelId: ch.id, authorId: employeeId, body: '   ' }), '/body');
+    await created(api.post('/api/v1/discuss-messages', { channelId: ch.id, authorId: employeeId, body: 'Month-end close starts Sunday' }));
+    await conflict(api.patch(`/api/v1/discuss-channels/${ch.id}`, { visibility: 'private' }), 'locked');
+    await ok(api.post(`/api/v1/discuss-channels/${ch.id}/archive`));
+    await conflict(api.patch(`/api/v1/discuss-channels/${ch.id}`, { description: 'Old' }), 'locked');
+  });
+});
+
+describe('ecommerce', () => {
+  it('3 × 100 less 20 plus 25 shipping is 305 + 45.75 VAT = 350.75; a card order cancelled refunds at most its total; shipping needs tracking', async () => {
+    const p = await created(api.post('/api/v1/products', { name: 'Dates gift box', sku: 'DGB-1', kind: 'goods', price: 100, cost: 62.5, vatRate: 15, active: true, publishedOnline: true }));
+    expect(p).toMatchObject({ priceWithVat: 115, margin: 37.5, marginPercent: 37.5 });
+    await invalid(api.post('/api/v1/products', { name: 'Draft', sku: 'D-1', kind: 'goods', price: 10, active: false, publishedOnline: true }), '/publishedOnline');
+
+    const body = { orderNumber: 'WEB-1001', customerId, lines: [{ productId: p.id, quantity: 3, unitPrice: 100 }], discount: 20, shippingFee: 25, paymentMethod: 'mada' };
+    const order = await created(api.post('/api/v1/online-orders', body));
+    expect(order).toMatchObject({ subtotal: 300, vatAmount: 45.75, total: 350.75 });
+    await invalid(api.post('/api/v1/online-orders', { ...body, total: 1 }), '/total');
+    await invalid(api.post('/api/v1/online-orders', { ...body, discount: 300.01 }), '/discount');
+    const cancelled = await api.post(`/api/v1/online-orders/${order.id}/cancel`, { cancelledBy: 'customer', reason: 'Ordered twice', refundAmount: 400 });
+    expect(expectError(cancelled, 400, 'VALIDATION_ERROR').details[0]).toMatchObject({ pointer: '/refundAmount' });
+    expect(await ok(api.post(`/api/v1/online-orders/${order.id}/cancel`, { cancelledBy: 'customer', reason: 'Ordered twice', refundAmount: 350.75 }))).toMatchObject({ state: 'cancelled', refundAmount: 350.75, cancelledBy: 'customer' });
+
+    const cod = await created(api.post('/api/v1/online-orders', { ...body, orderNumber: 'WEB-1002', paymentMethod: 'cash_on_delivery' }));
+    await conflict(api.post(`/api/v1/online-orders/${cod.id}/cancel`, { cancelledBy: 'merchant', reason: 'Out of stock', refundAmount: 10 }));
+    await ok(api.post(`/api/v1/online-orders/${cod.id}/confirm`));
+    await conflict(api.patch(`/api/v1/online-orders/${cod.id}`, { discount: 0 }), 'locked');
+    await invalid(api.post(`/api/v1/online-orders/${cod.id}/ship`, { carrier: 'SMSA' }), '/trackingNumber');
+    expect(await ok(api.post(`/api/v1/online-orders/${cod.id}/ship`, { carrier: 'SMSA', trackingNumber: '290012345678' }))).toMatchObject({ state: 'shipped', carrier: 'SMSA', trackingNumber: '290012345678' });
+
+    const cart = await created(api.post('/api/v1/carts', { customerId, lines: [{ productId: p.id, quantity: 2, unitPrice: 99.99 }] }));
+    expect(cart.total).toBe(199.98);
+    expect(await ok(api.post(`/api/v1/carts/${cart.id}/checkOut`, { orderId: order.id }))).toMatchObject({ state: 'checked_out', orderId: order.id });
+  });
+});
+
+describe('education', () => {
+  it('scores of 18, 15.5 and 12 out of 20 average 75.8 %; a fee of 12,000 at 15 % is 13,800; a waiver needs a manager and a reason', async () => {
+    const student = await created(api.post('/api/v1/students', { fullName: 'Faisal Al-Qahtani' }));
+    const other = await created(api.post('/api/v1/students', { fullName: 'Noura Al-Dosari' }));
+    const third = await created(api.post('/api/v1/students', { fullName: 'Reem Al-Otaibi' }));
+    const cls = await created(api.post('/api/v1/school-classes', { name: '10-A', academicYear: '2025-2026' }));
+    const results = [{ studentId: student.id, score: 18 }, { studentId: other.id, score: 15.5 }, { studentId: third.id, score: 12 }];
+    const a = { classId: cls.id, subject: 'Mathematics', name: 'Midterm', maxScore: 20 };
+    await invalid(api.post('/api/v1/assessments', { ...a, results: [...results, { studentId: student.id, score: 21 }] }), '/results', '/results');
+    const exam = await created(api.post('/api/v1/assessments', { ...a, results }));
+    expect(exam.averagePercent).toBe(75.8);
+    await ok(api.post(`/api/v1/assessments/${exam.id}/publish`));
+    await conflict(api.patch(`/api/v1/assessments/${exam.id}`, { maxScore: 25 }), 'locked');
+
+    const fee = await created(api.post('/api/v1/student-fees', { studentId: student.id, guardianId: customerId, feeType: 'tuition', amount: 12_000, vatRate: 15, dueDate: '2026-09-01' }));
+    expect(fee).toMatchObject({ vatAmount: 1_800, totalAmount: 13_800 });
+    expect(await created(api.post('/api/v1/student-fees', { studentId: student.id, guardianId: customerId, feeType: 'tuition', amount: 12_000, vatRate: 0, dueDate: '2026-09-01' }))).toMatchObject({ vatAmount: 0, totalAmount: 12_000 });
+    expectError(await co.as('Member').post(`/api/v1/student-fees/${fee.id}/waive`, { reason: 'Scholarship' }), 403, 'FORBIDDEN');
+    expect(await ok(api.post(`/api/v1/student-fees/${fee.id}/waive`, { reason: 'Scholarship' }))).toMatchObject({ state: 'waived', waiverReason: 'Scholarship' });
+    await conflict(api.patch(`/api/v1/student-fees/${fee.id}`, { amount: 1 }), 'locked');
+  });
+});
+
+describe('elearning', () => {
+  it('a quiz at 72 against a pass mark of 70 passes, at 69.5 fails; completing sets 100 %; a revoked certificate keeps its reason', async () => {
+    const course = await created(api.post('/api/v1/elearning-courses', { title: 'Anti-money-laundering basics', passMark: 70 }));
+    await conflict(api.post(`/api/v1/elearning-courses/${course.id}/publish`));
+    await ok(api.patch(`/api/v1/elearning-courses/${course.id}`, { lessonCount: 6 }));
+    await ok(api.post(`/api/v1/elearning-courses/${course.id}/publish`));
+    const learner = await created(api.post('/api/v1/learners', { fullName: 'Omar Al-Shehri', email: 'omar@example.sa' }));
+    const enr = await created(api.post('/api/v1/course-enrolments', { courseId: course.id, learnerId: learner.id, enrolledBy: 'manager', progressPercent: 40 }));
+    expect((await created(api.post('/api/v1/quiz-attempts', { enrolmentId: enr.id, quizName: 'Final', score: 72, passMark: 70 }))).result).toBe('passed');
+    expect((await created(api.post('/api/v1/quiz-attempts', { enrolmentId: enr.id, quizName: 'Final', score: 69.5, passMark: 70 }))).result).toBe('failed');
+    await invalid(api.post('/api/v1/quiz-attempts', { enrolmentId: enr.id, quizName: 'Final', score: 90, passMark: 70, result: 'failed' }), '/result');
+    expect(await ok(api.post(`/api/v1/course-enrolments/${enr.id}/complete`))).toMatchObject({ state: 'completed', progressPercent: 100 });
+
+    const cert = { certificateNumber: 'AML-2026-0001', enrolmentId: enr.id, courseId: course.id, learnerId: learner.id, issuedOn: '2026-03-01' };
+    await invalid(api.post('/api/v1/course-certificates', { ...cert, validUntil: '2026-02-28' }), '/validUntil');
+    const c = await created(api.post('/api/v1/course-certificates', { ...cert, validUntil: '2028-03-01' }));
+    await conflict(api.patch(`/api/v1/course-certificates/${c.id}`, { issuedOn: '2026-01-01' }), 'locked');
+    expect(await ok(api.post(`/api/v1/course-certificates/${c.id}/revoke`, { reason: 'Exam misconduct' }))).toMatchObject({ state: 'revoked', revokeReason: 'Exam misconduct' });
+  });
+});
+
+describe('elv', () => {
+  it('a CCTV test of 64 points with 2 failed is 96.9 % and cannot pass; a fault closes with its fix; a BoQ totals with VAT', async () => {
+    const system = await created(api.post('/api/v1/elv-systems', { projectId, system: 'cctv', siteName: 'Warehouse 3' }));
+    const t = { systemId: system.id, projectId, testDate: '2026-05-10', pointsTested: 64, failedPoints: 2 };
+    await invalid(api.post('/api/v1/elv-system-tests', { ...t, result: 'passed' }), '/result');
+    await invalid(api.post('/api/v1/elv-system-tests', { ...t, failedPoints: 65, result: 'failed' }), '/failedPoints');
+    expect((await created(api.post('/api/v1/elv-system-tests', { ...t, result: 'failed' }))).passRate).toBe(96.9);
+
+    expect(await ok(api.post(`/api/v1/elv-systems/${system.id}/handover`, { signedBy: 'Facility manager', handoverDate: '2026-05-15' }))).toMatchObject({ state: 'handed_over', handoverDate: '2026-05-15' });
+    await invalid(api.patch(`/api/v1/elv-systems/${system.id}`, { nextMaintenanceDate: '2026-05-01' }), '/nextMaintenanceDate');
+    await conflict(api.patch(`/api/v1/elv-systems/${system.id}`, { siteName: 'Warehouse 4' }), 'locked');
+
+    const fault = await created(api.post('/api/v1/elv-faults', { systemId: system.id, symptom: 'Camera 12 offline', severity: 'high' }));
+    await invalid(api.post(`/api/v1/elv-faults/${fault.id}/resolve`, {}), '/resolution');
+    expect(await ok(api.post(`/api/v1/elv-faults/${fault.id}/resolve`, { resolution: 'Replaced PoE injector' }))).toMatchObject({ state: 'resolved', resolution: 'Replaced PoE injector' });
+
+    const boq = await created(api.post('/api/v1/elv-boqs', { projectId, revision: 0, lines: [{ description: 'Dome camera', quantity: 24, unitPrice: 845 }, { description: 'Cat6 (m)', quantity: 1_500, unitPrice: 2.15 }] }));
+    expect(boq).toMatchObject({ totalAmount: 23_505, vatAmount: 3_525.75, totalWithVat: 27_030.75 });
+  });
+});
+
+describe('email-marketing', () => {
+  it('a campaign needs its email to be scheduled and is then locked; an unsubscribe keeps its reason', async () => {
+    const list = await created(api.post('/api/v1/mailing-lists', { name: 'Customers' }));
+    const camp = await created(api.post('/api/v1/email-campaigns', { subject: 'White Friday', listId: list.id }));
+    await invalid(api.post(`/api/v1/email-campaigns/${camp.id}/schedule`, {}), '/scheduledOn');
+    await conflict(api.post(`/api/v1/email-campaigns/${camp.id}/schedule`, { scheduledOn: '2026-11-27' }));
+    await ok(api.patch(`/api/v1/email-campaigns/${camp.id}`, { body: '<p>Up to 50 % off</p>' }));
+    expect(await ok(api.post(`/api/v1/email-campaigns/${camp.id}/schedule`, { scheduledOn: '2026-11-27' }))).toMatchObject({ state: 'scheduled', scheduledOn: '2026-11-27' });
+    await conflict(api.patch(`/api/v1/email-campaigns/${camp.id}`, { subject: 'Black Friday' }), 'locked');
+
+    const sub = await created(api.post('/api/v1/mailing-subscribers', { listId: list.id, email: 'huda@example.sa', source: 'checkout' }));
+    await invalid(api.post(`/api/v1/mailing-subscribers/${sub.id}/unsubscribe`, {}), '/reason');
+    expect(await ok(api.post(`/api/v1/mailing-subscribers/${sub.id}/unsubscribe`, { reason: 'too_frequent' }))).toMatchObject({ state: 'unsubscribed', unsubscribeReason: 'too_frequent' });
+  });
+});
+
+describe('employees', () => {
+  it('notice and exit stamp the last day and reason (never before joining); an exited record is locked until rehired', async () => {
+    const emp = await created(api.post('/api/v1/employees', { fullName: 'Majed Al-Ghamdi', jobTitle: 'Driver', joinDate: '2021-06-01' }));
+    await invalid(api.post('/api/v1/employees', { fullName: 'X', jobTitle: 'Y', joinDate: '2021-06-01', exitDate: '2021-01-01' }), '/exitDate');
+    await ok(api.post(`/api/v1/employees/${emp.id}/activate`));
+    await conflict(api.post(`/api/v1/employees/${emp.id}/giveNotice`, { lastWorkingDay: '2021-05-31', reason: 'resignation' }));
+    expect(await ok(api.post(`/api/v1/employees/${emp.id}/giveNotice`, { lastWorkingDay: '2026-03-31', reason: 'resignation' }))).toMatchObject({ state: 'notice_period', exitDate: '2026-03-31', exitReason: 'resignation' });
+    expectError(await co.as('Member').post(`/api/v1/employees/${emp.id}/exit`, { exitDate: '2026-03-31', reason: 'resignation' }), 403, 'FORBIDDEN');
+    expect(await ok(api.post(`/api/v1/employees/${emp.id}/exit`, { exitDate: '2026-03-31', reason: 'resignation' }))).toMatchObject({ state: 'exited', exitDate: '2026-03-31' });
+    await conflict(api.patch(`/api/v1/employees/${emp.id}`, { jobTitle: 'Senior driver' }), 'locked');
+    await ok(api.post(`/api/v1/employees/${emp.id}/rehire`));
+    expect((await ok(api.patch(`/api/v1/employees/${emp.id}`, { jobTitle: 'Senior driver' }))).jobTitle).toBe('Senior driver');
   });
 });
