@@ -194,18 +194,24 @@ describe('appraisals', () => {
 });
 
 describe('approvals', () => {
-  it('a 3-step purchase of 75,000 climbs step by step; the final approval waits for the last step; a rejection needs its reason', async () => {
+  it('a 3-step purchase of 75,000 climbs step by step to the last; a manager gives the final approval; a rejection needs its reason', async () => {
     await invalid(api.post('/api/v1/approval-requests', { requestType: 'purchase', subject: 'Laptops', requesterId: employeeId }), '/amount');
     const req = await created(api.post('/api/v1/approval-requests', { requestType: 'purchase', subject: 'Laptops', requesterId: employeeId, amount: 75_000, totalSteps: 3 }));
     expect((await ok(api.post(`/api/v1/approval-requests/${req.id}/submit`))).currentStep).toBe(1);
     await conflict(api.patch(`/api/v1/approval-requests/${req.id}`, { amount: 90_000 }), 'locked');
-    const early = await conflict(api.post(`/api/v1/approval-requests/${req.id}/approve`));
-    expect(early.message).toContain('Steps remain: approve the current step first');
     await invalid(api.post(`/api/v1/approval-requests/${req.id}/approveStep`, {}), '/approverId');
-    expect(await ok(api.post(`/api/v1/approval-requests/${req.id}/approveStep`, { approverId: employeeId }))).toMatchObject({ state: 'pending', currentStep: 2, approverId: employeeId });
-    expect((await ok(api.post(`/api/v1/approval-requests/${req.id}/approveStep`, { approverId: employeeId }))).currentStep).toBe(3);
-    await conflict(api.post(`/api/v1/approval-requests/${req.id}/approveStep`, { approverId: employeeId }));
-    expect((await ok(api.post(`/api/v1/approval-requests/${req.id}/approve`))).state).toBe('approved');
+    const member = co.as('Member');
+    expect(await ok(member.post(`/api/v1/approval-requests/${req.id}/approveStep`, { approverId: employeeId }))).toMatchObject({ state: 'pending', currentStep: 2, approverId: employeeId });
+    expect((await ok(member.post(`/api/v1/approval-requests/${req.id}/approveStep`, { approverId: employeeId }))).currentStep).toBe(3);
+    const last = await conflict(member.post(`/api/v1/approval-requests/${req.id}/approveStep`, { approverId: employeeId }));
+    expect(last.message).toContain('This is the last step: a manager gives the final approval');
+    expectError(await member.post(`/api/v1/approval-requests/${req.id}/approve`), 403, 'FORBIDDEN');
+    expect(await ok(co.as('Manager').post(`/api/v1/approval-requests/${req.id}/approve`))).toMatchObject({ state: 'approved', currentStep: 3 });
+
+    // A manager may approve at step 1 of 4: the steps left are skipped.
+    const urgent = await created(api.post('/api/v1/approval-requests', { requestType: 'payment', subject: 'Customs duty', requesterId: employeeId, amount: 12_345.67, totalSteps: 4 }));
+    await ok(api.post(`/api/v1/approval-requests/${urgent.id}/submit`));
+    expect(await ok(api.post(`/api/v1/approval-requests/${urgent.id}/approve`))).toMatchObject({ state: 'approved', currentStep: 4 });
 
     const other = await created(api.post('/api/v1/approval-requests', { requestType: 'hiring', subject: 'Accountant', requesterId: employeeId }));
     await ok(api.post(`/api/v1/approval-requests/${other.id}/submit`));

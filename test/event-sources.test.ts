@@ -117,7 +117,15 @@ const addDays = (day: string, n: number) => isoDay(Date.parse(`${day}T00:00:00.0
  * is the clock's day (or, for a schedule, a later one), which already satisfies the one date
  * rule a hook checks (invoicing's dueDate ≥ date).
  */
-const OVERRIDES: Record<string, (day: string) => Json> = {};
+const OVERRIDES: Record<string, (day: string) => Json> = {
+  // Values the apps' rules require that a generic value does not give.
+  'aftersales/agreement': (day) => ({ startDate: addDays(day, -30), endDate: addDays(day, -1) }), // renewed to a later end (today)
+  'approvals/request': () => ({ currentStep: 1, totalSteps: 2, amount: 10 }), // a step is left to approve; a purchase has an amount
+  'auto-workshop/job': () => ({ vin: '1HGCM82633A004352' }), // 17 characters
+  'av/commissioning': () => ({ failedChecks: 0 }), // a pass has no failed check
+  'elv/systemTest': () => ({ failedPoints: 0 }),
+  'blog/post': () => ({ slug: 'hello-world' }),
+};
 
 let serial = 0;
 
