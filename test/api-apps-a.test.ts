@@ -164,6 +164,7 @@ describe('appointments', () => {
   it('a 45-minute service at 200.00 costs 230.00 with VAT; a cancellation keeps its reason and locks the booking', async () => {
     const svc = await created(api.post('/api/v1/bookable-services', { name: 'Dental cleaning', durationMinutes: 45, price: 200 }));
     expect(svc.priceWithVat).toBe(230);
+    await invalid(api.post('/api/v1/bookable-services', { name: 'Odd slot', durationMinutes: 47 }), '/durationMinutes');
     const appt = await created(api.post('/api/v1/appointments', { serviceId: svc.id, customerId, date: '2026-03-02', startAt: '2026-03-02T10:00', channel: 'phone' }));
     await invalid(api.post(`/api/v1/appointments/${appt.id}/cancel`, {}), '/reason');
     expect(await ok(api.post(`/api/v1/appointments/${appt.id}/cancel`, { reason: 'Customer travelling' }))).toMatchObject({ state: 'cancelled', reason: 'Customer travelling' });
@@ -346,6 +347,11 @@ describe('carwash', () => {
     const coupon = await created(api.post('/api/v1/wash-coupons', { code: 'RAMADAN10', discount: 10 }));
     expect(await ok(api.post(`/api/v1/wash-coupons/${coupon.id}/redeem`, { jobId: job.id }))).toMatchObject({ state: 'redeemed', jobId: job.id });
     expectError(await api.post(`/api/v1/wash-coupons/${coupon.id}/redeem`, { jobId: job.id }), 409, 'CONFLICT');
+
+    // A yearly membership of 1,200 for 4 washes a month: 48 washes at 25.00, 156.52 VAT included.
+    const mem = { customerId, plateNumber: 'XYZ 9876', packageId: pkg.id, period: 'yearly', washesPerMonth: 4, price: 1_200, validUntil: '2027-01-31' };
+    expect(await created(api.post('/api/v1/wash-memberships', mem))).toMatchObject({ pricePerWash: 25, vatAmount: 156.52, netAmount: 1_043.48 });
+    expect((await created(api.post('/api/v1/wash-memberships', { ...mem, period: 'quarterly', washesPerMonth: 8, price: 299 }))).pricePerWash).toBe(12.46);
   });
 });
 
