@@ -239,7 +239,15 @@ describe('attendance', () => {
     await invalid(api.post('/api/v1/attendance-records', { ...rec, checkOutTime: '07:30' }), '/checkOutTime');
     await invalid(api.post('/api/v1/attendance-records', { ...rec, checkOutTime: '19:00', workedHours: 10, overtimeHours: 11 }), '/overtimeHours');
     await invalid(api.post('/api/v1/attendance-records', { ...rec, checkOutTime: '16:00', workedHours: 8, overtimeStatus: 'approved' }), '/overtimeStatus');
-    await created(api.post('/api/v1/attendance-records', { ...rec, checkOutTime: '19:00', workedHours: 11, overtimeHours: 3, overtimeStatus: 'to_approve' }));
+    const ot = await created(api.post('/api/v1/attendance-records', { ...rec, checkOutTime: '19:00', workedHours: 11, overtimeHours: 3, overtimeStatus: 'to_approve' }));
+    // Overtime is approved by a manager, never typed; the approved hours are then fixed.
+    await conflict(api.patch(`/api/v1/attendance-records/${ot.id}`, { overtimeStatus: 'approved' }), 'locked');
+    expectError(await co.as('Member').post(`/api/v1/attendance-records/${ot.id}/approveOvertime`), 403, 'FORBIDDEN');
+    expect(await ok(co.as('Manager').post(`/api/v1/attendance-records/${ot.id}/approveOvertime`))).toMatchObject({ state: 'overtime_approved', overtimeStatus: 'approved', overtimeHours: 3 });
+    await conflict(api.patch(`/api/v1/attendance-records/${ot.id}`, { overtimeHours: 5 }), 'locked');
+    expect((await ok(api.patch(`/api/v1/attendance-records/${ot.id}`, { notes: 'Stock count' }))).overtimeStatus).toBe('approved');
+    const none = await created(api.post('/api/v1/attendance-records', { ...rec, checkOutTime: '16:00', workedHours: 8 }));
+    await conflict(api.post(`/api/v1/attendance-records/${none.id}/approveOvertime`));
 
     const leave = await created(api.post('/api/v1/attendance-leaves', { employeeId, leaveType: 'hajj', startDate: '2026-05-24', endDate: '2026-06-06' }));
     expect(leave.days).toBe(14);
