@@ -130,6 +130,13 @@ const OVERRIDES: Record<string, (day: string) => Json> = {
   'marketplace/version': () => ({ version: '1.0.0', packageSha256: 'a'.repeat(64) }),
   'marketplace/install': () => ({ version: '1.0.0' }),
   'migration/job': () => ({ entities: [{ entity: 'customers', sourceCount: 10, imported: 8, failed: 2 }] }),
+  // Values the apps' rules require that a generic value does not give.
+  'aftersales/agreement': (day) => ({ startDate: addDays(day, -30), endDate: addDays(day, -1) }), // renewed to a later end (today)
+  'approvals/request': () => ({ currentStep: 1, totalSteps: 2, amount: 10 }), // a step is left to approve; a purchase has an amount
+  'auto-workshop/job': () => ({ vin: '1HGCM82633A004352' }), // 17 characters
+  'av/commissioning': () => ({ failedChecks: 0 }), // a pass has no failed check
+  'elv/systemTest': () => ({ failedPoints: 0 }),
+  'blog/post': () => ({ slug: 'hello-world' }),
 };
 
 let serial = 0;
