@@ -7,13 +7,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Host } from '../core/host.ts';
 import { firstPartySources } from '../core/apps/app-source.ts';
 import { buildHost } from './db.ts';
-import { ARABIC, createCompany, createCustomer, expectError, type Client, type Res } from './helpers.ts';
+import { ARABIC, createCompany, createCustomer, expectError, type Client, type Res, type TestCompany } from './helpers.ts';
 
 const APPS = [
   'invoicing', 'employees', 'ecommerce', 'emr', 'pos', 'restaurant', 'rental', 'property', 'subscriptions', 'pharmacy',
 ];
 
 let host: Host;
+let company: TestCompany;
 let api: Client;
 let customerId: string;
 let employeeId: string;
@@ -21,7 +22,8 @@ let productId: string;
 
 beforeAll(async () => {
   host = await buildHost({ sources: firstPartySources().filter((s) => APPS.includes(s.manifest.id)), config: { rateLimitPerMinute: 0 } });
-  api = (await createCompany(host, { currency: 'SAR', apps: APPS })).as();
+  company = await createCompany(host, { currency: 'SAR', apps: APPS });
+  api = company.as();
   customerId = (await createCustomer(api, 'Al-Noor Trading')).id;
   employeeId = (await created(api.post('/api/v1/employees', { fullName: 'Sara Al-Harbi', jobTitle: 'Cashier', joinDate: '2024-01-01' }))).id;
   productId = (await created(api.post('/api/v1/products', { name: 'Espresso machine', sku: 'ESP-1', kind: 'goods', price: 100, active: true }))).id;
@@ -83,5 +85,150 @@ describe('pos', () => {
     const closed = await ok(api.post(`/api/v1/pos-sessions/${sessionId}/close`, { countedCash: 1_740.25 }));
     expect(closed).toMatchObject({ state: 'closed', countedCash: 1_740.25, difference: -5.25 });
     await conflict(api.patch(`/api/v1/pos-sessions/${sessionId}`, { notes: 'recount' }));
+  });
+});
+
+describe('restaurant', () => {
+  it('a dine-in bill of 230 (VAT-inclusive) holds 30 of VAT; paying takes the method, then the bill is closed', async () => {
+    const table = await created(api.post('/api/v1/restaurant-tables', { tableNo: 'T4', seats: 4 }));
+    expect(await conflict(api.post(`/api/v1/restaurant-tables/${table.id}/seat`, { covers: 6 }))).toContain('More guests than the table seats');
+    expect(await ok(api.post(`/api/v1/restaurant-tables/${table.id}/seat`, { covers: 3 }))).toMatchObject({ state: 'occupied', covers: 3 });
+
+    expect((await refused(api.post('/api/v1/restaurant-orders', { orderType: 'dine_in', total: 230 }))).pointers).toEqual(['/tableId', '/covers']);
+    expect((await refused(api.post('/api/v1/restaurant-orders', { orderType: 'delivery', total: 50 }))).pointers).toEqual(['/deliveryAddress']);
+    const order = await created(api.post('/api/v1/restaurant-orders', { orderType: 'dine_in', tableId: table.id, covers: 3, total: 230 }));
+    expect(order.vatIncluded).toBe(30);
+    const line = await created(api.post('/api/v1/restaurant-order-lines', { orderId: order.id, itemName: 'Kabsa', quantity: 3, unitPrice: 45.5 }));
+    expect(line.amount).toBe(136.5);
+
+    expect((await refused(api.post(`/api/v1/restaurant-orders/${order.id}/pay`, {}))).pointers).toEqual(['/paymentMethod']);
+    expect(await ok(api.post(`/api/v1/restaurant-orders/${order.id}/pay`, { paymentMethod: 'mada' }))).toMatchObject({ state: 'paid', paymentMethod: 'mada' });
+    await conflict(api.patch(`/api/v1/restaurant-orders/${order.id}`, { total: 1 }));
+    expect(await ok(api.post(`/api/v1/restaurant-tables/${table.id}/clear`))).toMatchObject({ state: 'free', covers: 0 });
+  });
+
+  it('a void is a manager\'s, with its reason; a served item stays', async () => {
+    const order = await created(api.post('/api/v1/restaurant-orders', { orderType: 'takeaway', total: 20 }));
+    const line = await created(api.post('/api/v1/restaurant-order-lines', { orderId: order.id, itemName: 'Falafel', quantity: 2, unitPrice: 10 }));
+    expectError(await company.as('Member').post(`/api/v1/restaurant-order-lines/${line.id}/void`, { reason: 'wrong_item' }), 403, 'FORBIDDEN');
+    expect(await ok(api.post(`/api/v1/restaurant-order-lines/${line.id}/void`, { reason: 'wrong_item' }))).toMatchObject({ state: 'voided', voidReason: 'wrong_item' });
+    expect((await refused(api.post(`/api/v1/restaurant-orders/${order.id}/cancel`, {}))).pointers).toEqual(['/reason']);
+    expect(await ok(api.post(`/api/v1/restaurant-orders/${order.id}/cancel`, { reason: 'Guest left' }))).toMatchObject({ state: 'cancelled', cancelReason: 'Guest left' });
+    expect(await conflict(api.post(`/api/v1/restaurant-orders/${order.id}/pay`, { paymentMethod: 'cash' }))).toBeTruthy();
+  });
+
+  it('a booking at 25:00 is refused; a cancellation says who and why', async () => {
+    const booking = { guestName: 'Fahad', phone: '0500000000', partySize: 4, date: '2026-03-01', time: '20:30' };
+    expect((await refused(api.post('/api/v1/table-reservations', { ...booking, time: '25:00' }))).pointers).toEqual(['/time']);
+    const r = await created(api.post('/api/v1/table-reservations', booking));
+    expect(await ok(api.post(`/api/v1/table-reservations/${r.id}/cancel`, { cancelledBy: 'guest', reason: 'Travel' }))).toMatchObject({ state: 'cancelled', cancelledBy: 'guest', cancelReason: 'Travel' });
+  });
+});
+
+describe('rental', () => {
+  const agreement = (over: Record<string, unknown> = {}) => ({
+    agreementNumber: 'RA-1', customerId, pickupDate: '2026-03-01', returnDate: '2026-03-05',
+    lines: [{ productId, quantity: 2, dailyRate: 150 }, { productId, quantity: 1, dailyRate: 80.25 }], ...over,
+  });
+
+  it('4 days of 2 × 150 and 1 × 80.25: 1,521.00 of rent, 228.15 VAT, 1,749.15; a same-day rental is a day', async () => {
+    const a = await created(api.post('/api/v1/rental-agreements', agreement()));
+    expect(a).toMatchObject({ rentalDays: 4, rentalAmount: 1_521, vatAmount: 228.15, total: 1_749.15 });
+    expect(await created(api.post('/api/v1/rental-agreements', agreement({ returnDate: '2026-03-01' })))).toMatchObject({ rentalDays: 1, rentalAmount: 380.25 });
+    expect(await refused(api.post('/api/v1/rental-agreements', agreement({ returnDate: '2026-02-28' }), { 'accept-language': 'ar' }), 'ar')).toEqual({ pointers: ['/returnDate'], messages: ['لا يجوز أن يسبق الإرجاع الاستلام'] });
+  });
+
+  it('a damaged return must be charged; the charge enters the total; then the agreement is locked', async () => {
+    const a = await created(api.post('/api/v1/rental-agreements', agreement()));
+    await ok(api.post(`/api/v1/rental-agreements/${a.id}/reserve`));
+    await ok(api.post(`/api/v1/rental-agreements/${a.id}/pickUp`));
+    await conflict(api.patch(`/api/v1/rental-agreements/${a.id}`, { returnDate: '2026-03-04', lines: [{ productId, quantity: 1, dailyRate: 1 }] }));
+    expect(await conflict(api.post(`/api/v1/rental-agreements/${a.id}/markReturned`, { returnCondition: 'damaged' }))).toMatch(/Charge the damage/);
+    const back = await ok(api.post(`/api/v1/rental-agreements/${a.id}/markReturned`, { returnCondition: 'damaged', lateHours: 5, extraCharges: 200 }));
+    expect(back).toMatchObject({ state: 'returned', extraCharges: 200, lateHours: 5, vatAmount: 258.15, total: 1_979.15 });
+    await conflict(api.patch(`/api/v1/rental-agreements/${a.id}`, { deposit: 0 }));
+  });
+
+  it('a cancellation takes its reason and fee', async () => {
+    const a = await created(api.post('/api/v1/rental-agreements', agreement()));
+    expect(await ok(api.post(`/api/v1/rental-agreements/${a.id}/cancel`, { reason: 'Event postponed', fee: 75 }))).toMatchObject({ state: 'cancelled', cancelReason: 'Event postponed', cancellationFee: 75 });
+  });
+});
+
+describe('property', () => {
+  let unitId: string;
+  beforeAll(async () => {
+    const buildingId = (await created(api.post('/api/v1/buildings', { name: 'Al-Olaya Tower', city: 'Riyadh' }))).id;
+    unitId = (await created(api.post('/api/v1/property-units', { buildingId, unitRef: 'A-101', unitType: 'apartment', askingRent: 60_000 }))).id;
+  });
+  const lease = (over: Record<string, unknown> = {}) => ({ unitId, tenantId: customerId, startDate: '2026-01-01', endDate: '2026-12-31', annualRent: 60_000, paymentFrequency: 'quarterly', ...over });
+
+  it('a year at 60,000 paid quarterly: 365 days, 60,000 for the term, instalments of 15,000; six months pro rata', async () => {
+    expect(await created(api.post('/api/v1/leases', lease()))).toMatchObject({ termDays: 365, contractRent: 60_000, instalmentAmount: 15_000 });
+    // 1 Jan – 30 Jun: 181 days → 60,000 × 181 ÷ 365 = 29,753.42; monthly 5,000.
+    expect(await created(api.post('/api/v1/leases', lease({ endDate: '2026-06-30', paymentFrequency: 'monthly' })))).toMatchObject({ termDays: 181, contractRent: 29_753.42, instalmentAmount: 5_000 });
+    const bad = await refused(api.post('/api/v1/leases', lease({ endDate: '2025-12-31', securityDeposit: 70_000 })));
+    expect(bad.pointers).toEqual(['/endDate', '/securityDeposit']);
+  });
+
+  it('activates only once registered on Ejar; then its rent is fixed; renewal extends it; ending takes a reason and date', async () => {
+    const l = await created(api.post('/api/v1/leases', lease()));
+    expect(await conflict(api.post(`/api/v1/leases/${l.id}/activate`))).toContain('Register the lease on Ejar and enter its number first');
+    await ok(api.patch(`/api/v1/leases/${l.id}`, { ejarNumber: '10293847' }));
+    await ok(api.post(`/api/v1/leases/${l.id}/activate`));
+    expect(expectError(await api.patch(`/api/v1/leases/${l.id}`, { annualRent: 1 }), 409, 'CONFLICT')).toBeTruthy();
+    await conflict(api.post(`/api/v1/leases/${l.id}/renew`, { endDate: '2026-06-30' }));
+    expect(await ok(api.post(`/api/v1/leases/${l.id}/renew`, { endDate: '2027-12-31', annualRent: 63_000 }))).toMatchObject({ state: 'active', termDays: 730, contractRent: 126_000, instalmentAmount: 15_750 });
+    expect((await refused(api.post(`/api/v1/leases/${l.id}/end`, { reason: 'mutual' }))).pointers).toEqual(['/endedOn']);
+    expect(await ok(api.post(`/api/v1/leases/${l.id}/end`, { reason: 'early_termination', endedOn: '2027-03-31' }))).toMatchObject({ state: 'ended', endReason: 'early_termination', endedOn: '2027-03-31' });
+    await conflict(api.patch(`/api/v1/leases/${l.id}`, { securityDeposit: 1 }));
+  });
+
+  it('an instalment is paid on a date or waived by a manager with a reason', async () => {
+    const l = await created(api.post('/api/v1/leases', lease()));
+    const due = await created(api.post('/api/v1/rent-instalments', { leaseId: l.id, dueDate: '2026-04-01', amount: 15_000 }));
+    expect(await ok(api.post(`/api/v1/rent-instalments/${due.id}/pay`, { paidOn: '2026-04-03' }))).toMatchObject({ state: 'paid', paidOn: '2026-04-03' });
+    await conflict(api.patch(`/api/v1/rent-instalments/${due.id}`, { amount: 1 }));
+    const other = await created(api.post('/api/v1/rent-instalments', { leaseId: l.id, dueDate: '2026-07-01', amount: 15_000 }));
+    expectError(await company.as('Member').post(`/api/v1/rent-instalments/${other.id}/waive`, { reason: 'Repairs' }), 403, 'FORBIDDEN');
+    expect(await ok(api.post(`/api/v1/rent-instalments/${other.id}/waive`, { reason: 'Repairs' }))).toMatchObject({ state: 'waived', waiveReason: 'Repairs' });
+  });
+});
+
+describe('subscriptions', () => {
+  it('a 299 plan bills 343.85 with VAT; a trial ends after the start; a cancellation needs its reason and date', async () => {
+    const planId = (await created(api.post('/api/v1/subscription-plans', { code: 'PRO-M', name: 'Pro monthly', interval: 'month', price: 299 }))).id;
+    const sub = await created(api.post('/api/v1/subscriptions', { customerId, planId, amount: 299, startDate: '2026-02-01' }));
+    expect(sub).toMatchObject({ vatAmount: 44.85, totalPerPeriod: 343.85 });
+    expect(await conflict(api.post(`/api/v1/subscriptions/${sub.id}/startTrial`, { trialEndsOn: '2026-01-15' }))).toContain('A trial ends after the subscription starts');
+    expect(await ok(api.post(`/api/v1/subscriptions/${sub.id}/startTrial`, { trialEndsOn: '2026-02-15' }))).toMatchObject({ state: 'trial', trialEndsOn: '2026-02-15' });
+    expect(await conflict(api.post(`/api/v1/subscriptions/${sub.id}/activate`))).toContain('Set the next billing date first');
+    await ok(api.patch(`/api/v1/subscriptions/${sub.id}`, { nextBillingDate: '2026-02-15' }));
+    await ok(api.post(`/api/v1/subscriptions/${sub.id}/activate`));
+    expect((await refused(api.post(`/api/v1/subscriptions/${sub.id}/cancel`, { reason: 'price' }))).pointers.sort()).toEqual(['/endDate', '/reason']);
+    expect(await ok(api.post(`/api/v1/subscriptions/${sub.id}/cancel`, { reason: 'too_expensive', endDate: '2026-05-14' }))).toMatchObject({ state: 'cancelled', cancelReason: 'too_expensive', endDate: '2026-05-14' });
+    await conflict(api.patch(`/api/v1/subscriptions/${sub.id}`, { amount: 1 }));
+    expect((await refused(api.post('/api/v1/subscriptions', { customerId, planId, amount: 0, startDate: '2026-02-01', vatAmount: 1 }))).pointers).toEqual(['/vatAmount']);
+  });
+});
+
+describe('pharmacy', () => {
+  it('a recall needs its class, reference and reason; disposal empties the batch; a dispensing is final', async () => {
+    expect((await refused(api.post('/api/v1/medicine-batches', { productId, lotNumber: 'L1', expiryDate: '2026-01-01', receivedOn: '2026-02-01' }))).pointers).toEqual(['/expiryDate']);
+    const batch = await created(api.post('/api/v1/medicine-batches', { productId, lotNumber: 'L2', expiryDate: '2027-06-30', receivedOn: '2026-02-01', quantityOnHand: 120 }));
+    expect((await refused(api.post(`/api/v1/medicine-batches/${batch.id}/recall`, { recallClass: 'class_2' }))).pointers.sort()).toEqual(['/reason', '/recallRef']);
+    expect(await ok(api.post(`/api/v1/medicine-batches/${batch.id}/recall`, { recallClass: 'class_2', recallRef: 'SFDA-2026-14', reason: 'Contamination' })))
+      .toMatchObject({ state: 'recalled', recallClass: 'class_2', recallRef: 'SFDA-2026-14', recallReason: 'Contamination' });
+    await conflict(api.patch(`/api/v1/medicine-batches/${batch.id}`, { expiryDate: '2028-01-01' }));
+    expect(await ok(api.post(`/api/v1/medicine-batches/${batch.id}/dispose`))).toMatchObject({ state: 'disposed', quantityOnHand: 0 });
+
+    const patientId = (await created(api.post('/api/v1/patients', { fullName: 'Noura' }))).id;
+    const prescriptionId = (await created(api.post('/api/v1/prescriptions', { patientId, prescriberId: employeeId, prescribedOn: '2026-02-01', items: [{ medication: 'Amoxicillin 500', quantity: 21 }] }))).id;
+    const good = await created(api.post('/api/v1/medicine-batches', { productId, lotNumber: 'L3', expiryDate: '2027-06-30' }));
+    const body = { prescriptionId, patientId, pharmacistId: employeeId, dispensedOn: '2026-02-02', items: [{ batchId: good.id, quantity: 21 }] };
+    expect((await refused(api.post('/api/v1/dispensings', { ...body, items: [{ batchId: good.id, quantity: 1 }, { batchId: good.id, quantity: 0 }] }))).pointers).toEqual(['/items', '/items']);
+    const d = await created(api.post('/api/v1/dispensings', body));
+    expect(d).toMatchObject({ totalQuantity: 21, state: 'dispensed' });
+    await conflict(api.patch(`/api/v1/dispensings/${d.id}`, { counselled: true }));
   });
 });
