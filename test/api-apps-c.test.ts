@@ -11,6 +11,7 @@ import { ARABIC, createCompany, createCustomer, expectError, type Client, type R
 
 const APPS = [
   'invoicing', 'employees', 'ecommerce', 'emr', 'pos', 'restaurant', 'rental', 'property', 'subscriptions', 'pharmacy',
+  'projects', 'timesheets', 'shipping', 'planning', 'recruitment', 'quality',
 ];
 
 let host: Host;
@@ -230,5 +231,145 @@ describe('pharmacy', () => {
     const d = await created(api.post('/api/v1/dispensings', body));
     expect(d).toMatchObject({ totalQuantity: 21, state: 'dispensed' });
     await conflict(api.patch(`/api/v1/dispensings/${d.id}`, { counselled: true }));
+  });
+});
+
+describe('timesheets', () => {
+  it('hours in quarters; a submitted entry is locked; no one approves their own; a rejection keeps its reason', async () => {
+    const projectId = (await created(api.post('/api/v1/projects', { name: 'ERP rollout' }))).id;
+    const managerId = (await created(api.post('/api/v1/employees', { fullName: 'Omar Al-Qahtani', jobTitle: 'PM', joinDate: '2020-01-01' }))).id;
+    const entry = (over: Record<string, unknown> = {}) => ({ employeeId, projectId, date: '2026-02-02', hours: 7.5, ...over });
+    expect((await refused(api.post('/api/v1/timesheet-entries', entry({ hours: 7.3 })))).pointers).toEqual(['/hours']);
+    const e = await created(api.post('/api/v1/timesheet-entries', entry()));
+    await ok(api.post(`/api/v1/timesheet-entries/${e.id}/submit`));
+    await conflict(api.patch(`/api/v1/timesheet-entries/${e.id}`, { hours: 8 }));
+    expect(await conflict(api.post(`/api/v1/timesheet-entries/${e.id}/approve`, { approverId: employeeId }))).toContain('No one approves their own hours');
+    expect(await ok(api.post(`/api/v1/timesheet-entries/${e.id}/approve`, { approverId: managerId }))).toMatchObject({ state: 'approved', approverId: managerId });
+    const r = await created(api.post('/api/v1/timesheet-entries', entry({ hours: 9 })));
+    await ok(api.post(`/api/v1/timesheet-entries/${r.id}/submit`));
+    expect(await ok(api.post(`/api/v1/timesheet-entries/${r.id}/reject`, { reason: 'Client visit was 6 hours' }))).toMatchObject({ state: 'rejected', rejectionReason: 'Client visit was 6 hours' });
+    expect(await ok(api.patch(`/api/v1/timesheet-entries/${r.id}`, { hours: 6 }))).toMatchObject({ hours: 6 });
+  });
+
+  it('a period counts its days, at most a month, and locks', async () => {
+    expect(await created(api.post('/api/v1/timesheet-periods', { periodStart: '2026-02-01', periodEnd: '2026-02-28' }))).toMatchObject({ days: 28 });
+    expect((await refused(api.post('/api/v1/timesheet-periods', { periodStart: '2026-02-01', periodEnd: '2026-03-15' }))).pointers).toEqual(['/periodEnd']);
+    expect((await refused(api.post('/api/v1/timesheet-periods', { periodStart: '2026-02-01', periodEnd: '2026-01-31' }))).pointers).toEqual(['/periodEnd']);
+  });
+});
+
+describe('projects', () => {
+  it('budget 250,000 with 262,500.50 spent: 12,500.50 over, 105 % used; 1 Mar – 31 May is 92 days', async () => {
+    const p = await created(api.post('/api/v1/projects', { name: 'Warehouse fit-out', startDate: '2026-03-01', endDate: '2026-05-31', budget: 250_000, actualCost: 262_500.5 }));
+    expect(p).toMatchObject({ budgetRemaining: -12_500.5, budgetUsedPercent: 105, durationDays: 92 });
+    expect((await refused(api.post('/api/v1/projects', { name: 'Backwards', startDate: '2026-03-01', endDate: '2026-02-01' }))).pointers).toEqual(['/endDate']);
+    expect(await conflict(api.post(`/api/v1/projects/${(await created(api.post('/api/v1/projects', { name: 'Undated' }))).id}/start`))).toContain('Set the start date first');
+    await ok(api.post(`/api/v1/projects/${p.id}/start`));
+    expect((await refused(api.post(`/api/v1/projects/${p.id}/hold`, {}))).pointers).toEqual(['/reason']);
+    expect(await ok(api.post(`/api/v1/projects/${p.id}/hold`, { reason: 'Permit pending' }))).toMatchObject({ state: 'on_hold', statusReason: 'Permit pending' });
+    await ok(api.post(`/api/v1/projects/${p.id}/resume`));
+    await ok(api.post(`/api/v1/projects/${p.id}/complete`));
+    await conflict(api.patch(`/api/v1/projects/${p.id}`, { budget: 300_000 }));
+    expectError(await company.as('Member').post(`/api/v1/projects/${p.id}/reopen`), 403, 'FORBIDDEN');
+  });
+});
+
+describe('shipping', () => {
+  let merchantId: string;
+  beforeAll(async () => { merchantId = customerId; });
+  const shipment = (over: Record<string, unknown> = {}) => ({
+    awb: 'AWB1001', merchantId, consigneeName: 'Huda', consigneePhone: '0551234567', deliveryAddress: 'Al-Malaz, Riyadh', destinationCity: 'Riyadh',
+    serviceLevel: 'next_day', weightKg: 2.5, codAmount: 349.99, collectionMethod: 'cash', ...over,
+  });
+
+  it('three failed attempts send it back; a delivery collects the cash on delivery', async () => {
+    expect((await refused(api.post('/api/v1/shipments', shipment({ collectionMethod: undefined })))).pointers).toEqual(['/collectionMethod']);
+    const s = await created(api.post('/api/v1/shipments', shipment()));
+    await ok(api.post(`/api/v1/shipments/${s.id}/scanIn`));
+    for (let i = 1; i <= 3; i++) {
+      await ok(api.post(`/api/v1/shipments/${s.id}/dispatch`));
+      expect(await ok(api.post(`/api/v1/shipments/${s.id}/failDelivery`, { reason: 'customer_not_available' }))).toMatchObject({ state: 'undelivered', attempts: i });
+    }
+    expect(await conflict(api.post(`/api/v1/shipments/${s.id}/dispatch`))).toContain('Three delivery attempts failed');
+    expect(await ok(api.post(`/api/v1/shipments/${s.id}/returnToMerchant`, { reason: 'max_attempts' }))).toMatchObject({ state: 'returned', returnReason: 'max_attempts' });
+
+    const d = await created(api.post('/api/v1/shipments', shipment({ awb: 'AWB1002' })));
+    await ok(api.post(`/api/v1/shipments/${d.id}/scanIn`));
+    await ok(api.post(`/api/v1/shipments/${d.id}/dispatch`));
+    await conflict(api.patch(`/api/v1/shipments/${d.id}`, { codAmount: 1 }));
+    expect((await refused(api.post(`/api/v1/shipments/${d.id}/deliver`, {}))).pointers).toEqual(['/receivedBy']);
+    expect(await ok(api.post(`/api/v1/shipments/${d.id}/deliver`, { receivedBy: 'Huda' }))).toMatchObject({ state: 'delivered', codStatus: 'collected', receivedBy: 'Huda' });
+  });
+
+  it('a driver 12.50 short explains it; a remittance of 10,000 less 1,250.75 of fees pays 8,749.25; a claim settles at most what was claimed', async () => {
+    const cash = { driverId: employeeId, hub: 'RUH-1', cashupDate: '2026-02-02', expectedAmount: 4_312.5, countedAmount: 4_300 };
+    expect((await refused(api.post('/api/v1/driver-cashups', cash))).pointers).toEqual(['/varianceNote']);
+    expect(await created(api.post('/api/v1/driver-cashups', { ...cash, varianceNote: 'Change given twice' }))).toMatchObject({ variance: -12.5 });
+
+    const rem = await created(api.post('/api/v1/cod-remittances', { merchantId, periodFrom: '2026-02-01', periodTo: '2026-02-07', shipmentCount: 40, codAmount: 10_000, fees: 1_250.75 }));
+    expect(rem.netAmount).toBe(8_749.25);
+    expect((await refused(api.post('/api/v1/cod-remittances', { merchantId, periodFrom: '2026-02-07', periodTo: '2026-02-01', shipmentCount: 1, codAmount: 10, fees: 11 }))).pointers).toEqual(['/fees', '/periodTo']);
+    expect(await ok(api.post(`/api/v1/cod-remittances/${rem.id}/remit`, { paymentReference: 'SARIE-998877' }))).toMatchObject({ state: 'remitted', paymentReference: 'SARIE-998877' });
+    await conflict(api.patch(`/api/v1/cod-remittances/${rem.id}`, { fees: 0 }));
+
+    const shipmentId = (await created(api.post('/api/v1/shipments', shipment({ awb: 'AWB1003' })))).id;
+    const claim = await created(api.post('/api/v1/shipping-claims', { shipmentId, merchantId, claimType: 'damaged', claimedAmount: 349.99 }));
+    expect(await conflict(api.post(`/api/v1/shipping-claims/${claim.id}/settle`, { settledAmount: 400 }))).toContain('exceeds the amount claimed');
+    expect(await ok(api.post(`/api/v1/shipping-claims/${claim.id}/settle`, { settledAmount: 300 }))).toMatchObject({ state: 'settled', settledAmount: 300 });
+  });
+});
+
+describe('planning', () => {
+  it('a night shift 22:00–06:00 with a 30-minute break is 7.5 hours; a 14-hour shift and a bad time are refused', async () => {
+    const shift = (over: Record<string, unknown> = {}) => ({ employeeId, date: '2026-02-02', startTime: '22:00', endTime: '06:00', breakMinutes: 30, ...over });
+    const s = await created(api.post('/api/v1/planning-shifts', shift()));
+    expect(s.hours).toBe(7.5);
+    expect((await created(api.post('/api/v1/planning-shifts', shift({ startTime: '08:15', endTime: '17:00', breakMinutes: 60 })))).hours).toBe(7.75);
+    expect((await refused(api.post('/api/v1/planning-shifts', shift({ startTime: '06:00', endTime: '20:00', breakMinutes: 0 })))).pointers).toEqual(['/endTime']);
+    expect((await refused(api.post('/api/v1/planning-shifts', shift({ startTime: '24:00' })))).pointers).toEqual(['/startTime', '/breakMinutes']);
+    const open = await created(api.post('/api/v1/planning-shifts', shift({ employeeId: undefined })));
+    expect(await conflict(api.post(`/api/v1/planning-shifts/${open.id}/publish`))).toContain('Assign the shift to an employee first');
+    await ok(api.post(`/api/v1/planning-shifts/${s.id}/publish`));
+    await conflict(api.patch(`/api/v1/planning-shifts/${s.id}`, { breakMinutes: 0 }));
+  });
+});
+
+describe('recruitment', () => {
+  it('an offer of 12,000 + 3,000 is 15,000 a month, 180,000 a year, and is fixed once sent; an interview is rated; a hire names the employee', async () => {
+    const jobId = (await created(api.post('/api/v1/job-openings', { title: 'Accountant' }))).id;
+    const app = await created(api.post('/api/v1/job-applications', { jobId, candidateName: 'Reem', email: 'reem@example.com' }));
+    expect((await refused(api.post('/api/v1/job-applications', { jobId, candidateName: 'X', email: 'not-an-email' }))).pointers).toEqual(['/email']);
+    const iv = await created(api.post('/api/v1/job-interviews', { applicationId: app.id, interviewDate: '2026-02-10', startTime: '10:00', mode: 'video', interviewerId: employeeId }));
+    expect((await refused(api.post(`/api/v1/job-interviews/${iv.id}/markDone`, { rating: 6, feedback: 'ok' }))).pointers).toEqual(['/rating']);
+    expect(await ok(api.post(`/api/v1/job-interviews/${iv.id}/markDone`, { rating: 4, feedback: 'Strong IFRS' }))).toMatchObject({ state: 'done', rating: 4 });
+
+    const offer = await created(api.post('/api/v1/job-offers', { applicationId: app.id, jobTitle: 'Accountant', monthlySalary: 12_000, monthlyAllowances: 3_000, startDate: '2026-04-01' }));
+    expect(offer).toMatchObject({ monthlyPackage: 15_000, annualPackage: 180_000 });
+    expect(await conflict(api.post(`/api/v1/job-offers/${offer.id}/send`))).toContain('Say until when the offer is valid');
+    expect((await refused(api.patch(`/api/v1/job-offers/${offer.id}`, { validUntil: '2026-04-15' }))).pointers).toEqual(['/validUntil']);
+    await ok(api.patch(`/api/v1/job-offers/${offer.id}`, { validUntil: '2026-03-01' }));
+    await ok(api.post(`/api/v1/job-offers/${offer.id}/send`));
+    await conflict(api.patch(`/api/v1/job-offers/${offer.id}`, { monthlySalary: 13_000 }));
+
+    for (const t of ['screen', 'shortlist', 'moveToOffer']) await ok(api.post(`/api/v1/job-applications/${app.id}/${t}`));
+    expect(await ok(api.post(`/api/v1/job-applications/${app.id}/hire`, { employeeId, startDate: '2026-04-01' }))).toMatchObject({ state: 'hired', employeeId, startDate: '2026-04-01' });
+  });
+});
+
+describe('quality', () => {
+  it('a measurement of 10.6 outside 9.5–10.5 cannot pass and fails with a note; a major NCR closes only with its root cause and action', async () => {
+    const check = (measuredValue: number) => ({ controlPoint: 'Shaft diameter', checkType: 'measurement', stage: 'production', productId, sourceRef: 'MO-17', measuredValue, toleranceMin: 9.5, toleranceMax: 10.5 });
+    expect(await created(api.post('/api/v1/quality-checks', check(10.5)))).toMatchObject({ withinTolerance: true });
+    const c = await created(api.post('/api/v1/quality-checks', check(10.6)));
+    expect(c.withinTolerance).toBe(false);
+    expect(await conflict(api.post(`/api/v1/quality-checks/${c.id}/pass`))).toContain('outside the tolerance');
+    expect(await ok(api.post(`/api/v1/quality-checks/${c.id}/fail`, { note: 'Oversize by 0.1 mm' }))).toMatchObject({ state: 'failed', note: 'Oversize by 0.1 mm' });
+    expect((await refused(api.post('/api/v1/quality-checks', { ...check(10), toleranceMin: 11 }))).pointers).toEqual(['/toleranceMax']);
+
+    const ncr = await created(api.post('/api/v1/nonconformance-reports', { ncrNumber: 'NCR-1', checkId: c.id, productId, lotNumber: 'L-9', quantityAffected: 40, severity: 'major', disposition: 'rework' }));
+    expect(await conflict(api.post(`/api/v1/nonconformance-reports/${ncr.id}/close`))).toContain('root cause');
+    await ok(api.patch(`/api/v1/nonconformance-reports/${ncr.id}`, { rootCause: 'Worn tool', correctiveAction: 'Tool change every 500 parts' }));
+    await ok(api.post(`/api/v1/nonconformance-reports/${ncr.id}/close`));
+    await conflict(api.patch(`/api/v1/nonconformance-reports/${ncr.id}`, { disposition: 'scrap' }));
   });
 });
