@@ -11,7 +11,9 @@ import { ARABIC, createCompany, createCustomer, expectError, type Client, type R
 
 const APPS = [
   'invoicing', 'employees', 'ecommerce', 'emr', 'pos', 'restaurant', 'rental', 'property', 'subscriptions', 'pharmacy',
-  'projects', 'timesheets', 'shipping', 'planning', 'recruitment', 'quality',
+  'projects', 'timesheets', 'shipping', 'planning', 'recruitment', 'quality', 'manufacturing', 'payment-links', 'plm', 'referrals',
+  'training', 'valet', 'voip', 'storefronts', 'report-builder', 'security-ops', 'sign', 'sms-marketing', 'social-marketing',
+  'spreadsheet', 'surveys', 'website', 'whatsapp',
 ];
 
 let host: Host;
@@ -371,5 +373,206 @@ describe('quality', () => {
     await ok(api.patch(`/api/v1/nonconformance-reports/${ncr.id}`, { rootCause: 'Worn tool', correctiveAction: 'Tool change every 500 parts' }));
     await ok(api.post(`/api/v1/nonconformance-reports/${ncr.id}/close`));
     await conflict(api.patch(`/api/v1/nonconformance-reports/${ncr.id}`, { disposition: 'scrap' }));
+  });
+});
+
+describe('payment links', () => {
+  it('a 1,150 link paid by mada with a 17.25 gateway fee nets 1,132.75, and is then final', async () => {
+    const link = await created(api.post('/api/v1/payment-links', { amount: 1_150, purpose: 'Invoice INV-7', customerId }));
+    expect((await refused(api.post(`/api/v1/payment-links/${link.id}/markPaid`, { paymentMethod: 'mada' }))).pointers).toEqual(['/transactionRef']);
+    expect(await conflict(api.post(`/api/v1/payment-links/${link.id}/markPaid`, { paymentMethod: 'mada', transactionRef: 'T1', fee: 2_000 }))).toContain('The fee exceeds the amount');
+    expect(await ok(api.post(`/api/v1/payment-links/${link.id}/markPaid`, { paymentMethod: 'mada', transactionRef: 'HP-77812', fee: 17.25 })))
+      .toMatchObject({ state: 'paid', fee: 17.25, netAmount: 1_132.75, transactionRef: 'HP-77812' });
+    await conflict(api.patch(`/api/v1/payment-links/${link.id}`, { amount: 1 }));
+  });
+});
+
+describe('plm', () => {
+  it('a change moves to a new revision, needs its reason to be submitted, and a rejection keeps why', async () => {
+    const change = { changeNumber: 'ECO-1', title: 'Thicker bracket', productId, changeType: 'drawing', fromRevision: 'B', toRevision: 'B' };
+    expect((await refused(api.post('/api/v1/engineering-changes', change))).pointers).toEqual(['/toRevision']);
+    const c = await created(api.post('/api/v1/engineering-changes', { ...change, toRevision: 'C' }));
+    expect(await conflict(api.post(`/api/v1/engineering-changes/${c.id}/submit`))).toContain('Say why the change is needed');
+    await ok(api.patch(`/api/v1/engineering-changes/${c.id}`, { reason: 'Cracks in field returns' }));
+    await ok(api.post(`/api/v1/engineering-changes/${c.id}/submit`));
+    await conflict(api.patch(`/api/v1/engineering-changes/${c.id}`, { toRevision: 'D' }));
+    expect(await ok(api.post(`/api/v1/engineering-changes/${c.id}/reject`, { reason: 'Cost study missing' }))).toMatchObject({ state: 'rejected', decisionNote: 'Cost study missing' });
+  });
+});
+
+describe('referrals', () => {
+  it('a reward is not paid before it is payable (after probation)', async () => {
+    const jobId = (await created(api.post('/api/v1/job-openings', { title: 'Engineer' }))).id;
+    const referralId = (await created(api.post('/api/v1/referrals', { referrerId: employeeId, jobId, candidateName: 'Majed' }))).id;
+    const reward = await created(api.post('/api/v1/referral-rewards', { referralId, referrerId: employeeId, amount: 3_000, payableAfter: '2026-07-01' }));
+    await ok(api.post(`/api/v1/referral-rewards/${reward.id}/approve`));
+    expect(await conflict(api.post(`/api/v1/referral-rewards/${reward.id}/pay`, { paidVia: 'payroll', paidOn: '2026-06-30' }))).toContain('not payable yet');
+    expect(await ok(api.post(`/api/v1/referral-rewards/${reward.id}/pay`, { paidVia: 'payroll', paidOn: '2026-07-27' }))).toMatchObject({ state: 'paid', paidVia: 'payroll', paidOn: '2026-07-27' });
+  });
+});
+
+describe('training', () => {
+  it('a session counts its days and closes with attendance within its seats; an induction completes when its checklist is done', async () => {
+    const courseId = (await created(api.post('/api/v1/training-courses', { name: 'First aid' }))).id;
+    const s = await created(api.post('/api/v1/training-sessions', { courseId, startDate: '2026-03-01', endDate: '2026-03-03', seats: 12 }));
+    expect(s.days).toBe(3);
+    expect(await conflict(api.post(`/api/v1/training-sessions/${s.id}/complete`, { attendedCount: 13, passedCount: 10 }))).toContain('more attended than seats');
+    expect(await ok(api.post(`/api/v1/training-sessions/${s.id}/complete`, { attendedCount: 11, passedCount: 10 }))).toMatchObject({ state: 'completed', attendedCount: 11, passedCount: 10 });
+
+    const ind = await created(api.post('/api/v1/training-inductions', { employeeId, programme: 'Warehouse', dueDate: '2026-03-31',
+      checklist: [{ item: 'Safety walk', done: true, doneOn: '2026-03-02' }, { item: 'Forklift briefing' }, { item: 'HR forms' }, { item: 'IT account', done: true, doneOn: '2026-03-02' }] }));
+    expect(ind.progressPercent).toBe(50);
+    expect(await conflict(api.post(`/api/v1/training-inductions/${ind.id}/complete`))).toContain('not done');
+    expect((await refused(api.patch(`/api/v1/training-inductions/${ind.id}`, { checklist: [{ item: 'Safety walk', done: true }] }))).pointers).toEqual(['/checklist']);
+    expect(await ok(api.patch(`/api/v1/training-inductions/${ind.id}`, { checklist: [{ item: 'Safety walk', done: true, doneOn: '2026-03-02' }] }))).toMatchObject({ progressPercent: 100 });
+    await ok(api.post(`/api/v1/training-inductions/${ind.id}/complete`));
+  });
+});
+
+describe('valet', () => {
+  it('a lost ticket adds its fee (50 + 100) and the car is released only after an ID check', async () => {
+    const t = await created(api.post('/api/v1/valet-tickets', { ticketNumber: 'V-1', site: 'Hotel', plateNumber: 'ABC 1234', fee: 50 }));
+    expect((await refused(api.patch(`/api/v1/valet-tickets/${t.id}`, { ticketLost: true }))).pointers).toEqual(['/lostTicketFee']);
+    expect(await ok(api.patch(`/api/v1/valet-tickets/${t.id}`, { ticketLost: true, lostTicketFee: 100 }))).toMatchObject({ totalFee: 150 });
+    expect((await refused(api.post(`/api/v1/valet-tickets/${t.id}/park`, {}))).pointers).toEqual(['/bay']);
+    await ok(api.post(`/api/v1/valet-tickets/${t.id}/park`, { bay: 'B2-14' }));
+    await ok(api.post(`/api/v1/valet-tickets/${t.id}/request`));
+    await ok(api.post(`/api/v1/valet-tickets/${t.id}/markReady`));
+    expect(await conflict(api.post(`/api/v1/valet-tickets/${t.id}/deliver`))).toContain("check and record the guest's ID");
+    await ok(api.patch(`/api/v1/valet-tickets/${t.id}`, { idCheckedNumber: '1012345678' }));
+    expect(await ok(api.post(`/api/v1/valet-tickets/${t.id}/deliver`))).toMatchObject({ state: 'delivered', bay: 'B2-14', totalFee: 150 });
+  });
+});
+
+describe('voip', () => {
+  it('a call of 61 seconds bills 2 minutes; a missed call keeps why', async () => {
+    const call = { direction: 'inbound', fromNumber: '+966500000001', toNumber: '+966112345678' };
+    expect((await refused(api.post('/api/v1/phone-calls', { ...call, toNumber: call.fromNumber }))).pointers).toEqual(['/toNumber']);
+    const c = await created(api.post('/api/v1/phone-calls', call));
+    await ok(api.post(`/api/v1/phone-calls/${c.id}/answer`));
+    expect(await ok(api.post(`/api/v1/phone-calls/${c.id}/hangUp`, { durationSeconds: 61 }))).toMatchObject({ state: 'completed', durationSeconds: 61, billableMinutes: 2 });
+    const m = await created(api.post('/api/v1/phone-calls', call));
+    expect(await ok(api.post(`/api/v1/phone-calls/${m.id}/markMissed`, { reason: 'outside_hours' }))).toMatchObject({ state: 'missed', missedReason: 'outside_hours', billableMinutes: 0 });
+  });
+});
+
+describe('storefronts', () => {
+  it('an imported order totals its items and refunds no more than its total', async () => {
+    const channelId = (await created(api.post('/api/v1/storefront-channels', { platform: 'salla', storeName: 'Qahwa' }))).id;
+    const order = { channelId, externalOrderId: 'S-1', lines: [{ productId, quantity: 2, unitPrice: 45 }, { productId, quantity: 1, unitPrice: 19.5 }], total: 126.5 };
+    const o = await created(api.post('/api/v1/storefront-orders', order));
+    expect(o.itemsTotal).toBe(109.5);
+    expect((await refused(api.patch(`/api/v1/storefront-orders/${o.id}`, { refundedAmount: 130 }))).pointers).toEqual(['/refundedAmount']);
+    expect(await ok(api.post(`/api/v1/storefront-orders/${o.id}/cancel`, { reason: 'Out of stock' }))).toMatchObject({ state: 'cancelled', cancelReason: 'Out of stock' });
+    await conflict(api.patch(`/api/v1/storefront-orders/${o.id}`, { total: 1 }));
+  });
+});
+
+describe('report builder', () => {
+  it('a grouped report aggregates every other column; a schedule lists valid recipients once; a failed run says why', async () => {
+    const cols = [{ field: 'customerId' }, { field: 'total', aggregate: 'sum' }, { field: 'id' }];
+    expect((await refused(api.post('/api/v1/custom-reports', { name: 'Sales by customer', sourceResource: 'invoices', groupBy: 'customerId', columns: cols }))).pointers).toEqual(['/columns']);
+    const r = await created(api.post('/api/v1/custom-reports', { name: 'Sales by customer', sourceResource: 'invoices', groupBy: 'customerId', columns: [cols[0], cols[1], { field: 'id', aggregate: 'count' }] }));
+    const rec = [{ email: 'cfo@example.sa' }, { email: 'cfo@example.sa' }, { email: 'nobody' }];
+    expect((await refused(api.post('/api/v1/report-schedules', { reportId: r.id, frequency: 'weekly', format: 'xlsx', recipients: rec }))).pointers).toEqual(['/recipients', '/recipients']);
+    const sch = await created(api.post('/api/v1/report-schedules', { reportId: r.id, frequency: 'weekly', format: 'xlsx', recipients: [rec[0]] }));
+    expect((await refused(api.post('/api/v1/report-runs', { scheduleId: sch.id, reportId: r.id, outcome: 'failed' }))).pointers).toEqual(['/error']);
+  });
+});
+
+describe('security ops', () => {
+  it('a contractor permit needs company and ID, a year at most; a theft closes only with a police report', async () => {
+    const permit = { site: 'HQ', visitorType: 'contractor', visitorName: 'Ali', validFrom: '2026-03-01', validTo: '2027-03-05' };
+    expect((await refused(api.post('/api/v1/access-permits', permit))).pointers).toEqual(['/validTo', '/idNumber']);
+    const p = await created(api.post('/api/v1/access-permits', { ...permit, validTo: '2026-03-31', visitorCompany: 'Binladin', idNumber: '2098765432' }));
+    expect(await ok(api.post(`/api/v1/access-permits/${p.id}/reject`, { reason: 'No work order' }))).toMatchObject({ state: 'rejected', decisionReason: 'No work order' });
+    const i = await created(api.post('/api/v1/security-incidents', { site: 'HQ', category: 'theft', occurredOn: '2026-03-02', description: 'Laptop taken', actionTaken: 'CCTV reviewed' }));
+    expect(await conflict(api.post(`/api/v1/security-incidents/${i.id}/close`))).toContain('police report number');
+    await ok(api.patch(`/api/v1/security-incidents/${i.id}`, { policeReportNumber: 'RYD-2026-5521' }));
+    await ok(api.post(`/api/v1/security-incidents/${i.id}/close`));
+    const shift = { guardId: employeeId, site: 'HQ', shiftDate: '2026-03-02', startTime: '18:00', endTime: '06:00' };
+    expect((await refused(api.post('/api/v1/guard-assignments', { ...shift, replacementGuardId: employeeId }))).pointers).toEqual(['/replacementGuardId']);
+  });
+});
+
+describe('sign', () => {
+  it('an envelope is sent only with its document fingerprint and then fixed; a copy recipient does not sign', async () => {
+    const e = await created(api.post('/api/v1/sign-envelopes', { title: 'NDA' }));
+    expect(await conflict(api.post(`/api/v1/sign-envelopes/${e.id}/send`))).toContain('SHA-256');
+    expect((await refused(api.patch(`/api/v1/sign-envelopes/${e.id}`, { documentSha256: 'ABC' }))).pointers).toEqual(['/documentSha256']);
+    await ok(api.patch(`/api/v1/sign-envelopes/${e.id}`, { documentSha256: 'a'.repeat(64) }));
+    await ok(api.post(`/api/v1/sign-envelopes/${e.id}/send`));
+    await conflict(api.patch(`/api/v1/sign-envelopes/${e.id}`, { documentSha256: 'b'.repeat(64) }));
+    const cc = await created(api.post('/api/v1/sign-recipients', { envelopeId: e.id, name: 'Legal', email: 'legal@example.sa', role: 'cc' }));
+    expect(await conflict(api.post(`/api/v1/sign-recipients/${cc.id}/sign`))).toContain('does not sign');
+    expect(await ok(api.post(`/api/v1/sign-envelopes/${e.id}/void`, { reason: 'Wrong counterparty' }))).toMatchObject({ state: 'voided', voidReason: 'Wrong counterparty' });
+  });
+});
+
+describe('sms marketing', () => {
+  it('counts SMS parts: 160 Latin characters are one, 161 two; 70 Arabic one, 71 two', async () => {
+    const c = (message: string) => created(api.post('/api/v1/sms-campaigns', { name: 'Promo', senderName: 'QAHWA', message }));
+    expect((await c('a'.repeat(160))).segments).toBe(1);
+    expect((await c('a'.repeat(161))).segments).toBe(2);
+    expect((await c('ق'.repeat(70))).segments).toBe(1);
+    expect((await c('ق'.repeat(71))).segments).toBe(2);
+    expect((await c('ق'.repeat(135))).segments).toBe(3);
+    expect((await refused(api.post('/api/v1/sms-campaigns', { name: 'x', senderName: 'قهوة', message: 'hi' }))).pointers).toEqual(['/senderName']);
+    const contact = await created(api.post('/api/v1/sms-contacts', { phone: '+966500000002' }));
+    expect(await ok(api.post(`/api/v1/sms-contacts/${contact.id}/unsubscribe`, { via: 'keyword_reply' }))).toMatchObject({ state: 'unsubscribed', unsubscribeVia: 'keyword_reply' });
+  });
+});
+
+describe('social marketing', () => {
+  it('a post is scheduled only with a date and time; a failure keeps the error', async () => {
+    const accountId = (await created(api.post('/api/v1/social-accounts', { network: 'x', handle: '@qahwa' }))).id;
+    const p = await created(api.post('/api/v1/social-posts', { accountId, text: 'New roast' }));
+    expect(await conflict(api.post(`/api/v1/social-posts/${p.id}/schedule`))).toContain('Set the date and time first');
+    expect((await refused(api.patch(`/api/v1/social-posts/${p.id}`, { scheduledOn: '2026-03-01', scheduledTime: '9:00' }))).pointers).toEqual(['/scheduledTime']);
+    await ok(api.patch(`/api/v1/social-posts/${p.id}`, { scheduledOn: '2026-03-01', scheduledTime: '09:00' }));
+    await ok(api.post(`/api/v1/social-posts/${p.id}/schedule`));
+    expect(await ok(api.post(`/api/v1/social-posts/${p.id}/fail`, { error: 'Token expired' }))).toMatchObject({ state: 'failed', error: 'Token expired' });
+  });
+});
+
+describe('spreadsheet', () => {
+  it('a workbook is sent to valid recipients, each once', async () => {
+    const wb = await created(api.post('/api/v1/workbooks', { title: 'Q1 sales' }));
+    expect((await refused(api.post('/api/v1/workbook-sends', { workbookId: wb.id, format: 'xlsx', recipients: [{ email: 'a@b' }] }))).pointers).toEqual(['/recipients']);
+    await created(api.post('/api/v1/workbook-sends', { workbookId: wb.id, format: 'xlsx', recipients: [{ email: 'ceo@example.sa' }] }));
+  });
+});
+
+describe('surveys', () => {
+  it('an NPS survey asks for a score, and its questions are fixed once open', async () => {
+    const q = { text: 'Any comment?', questionType: 'text' };
+    expect((await refused(api.post('/api/v1/surveys', { title: 'NPS Q1', surveyType: 'nps', questions: [q] }))).pointers).toEqual(['/questions']);
+    const s = await created(api.post('/api/v1/surveys', { title: 'NPS Q1', surveyType: 'nps', questions: [{ text: 'How likely are you to recommend us?', questionType: 'score' }, q] }));
+    await ok(api.post(`/api/v1/surveys/${s.id}/open`));
+    await conflict(api.patch(`/api/v1/surveys/${s.id}`, { questions: [q] }));
+    expect(await ok(api.patch(`/api/v1/surveys/${s.id}`, { closesOn: '2026-04-01' }))).toMatchObject({ closesOn: '2026-04-01' });
+  });
+});
+
+describe('website', () => {
+  it('each publication is the next version; domains and paths are checked', async () => {
+    expect((await refused(api.post('/api/v1/websites', { name: 'Qahwa', defaultLanguage: 'ar', domain: 'Qahwa SA' }))).pointers).toEqual(['/domain']);
+    const site = await created(api.post('/api/v1/websites', { name: 'Qahwa', defaultLanguage: 'ar', domain: 'qahwa.sa' }));
+    expect((await ok(api.post(`/api/v1/websites/${site.id}/publish`))).version).toBe(1);
+    expect((await ok(api.post(`/api/v1/websites/${site.id}/publish`))).version).toBe(2);
+    expect((await refused(api.post('/api/v1/website-pages', { siteId: site.id, path: 'about us', title: 'About' }))).pointers).toEqual(['/path']);
+  });
+});
+
+describe('whatsapp', () => {
+  it('template names follow Meta\'s rule; a rejection keeps its reason; a media message needs its media', async () => {
+    expect((await refused(api.post('/api/v1/whatsapp-templates', { name: 'Order Ready', language: 'ar', category: 'utility', body: 'طلبك جاهز' }))).pointers).toEqual(['/name']);
+    const t = await created(api.post('/api/v1/whatsapp-templates', { name: 'order_ready', language: 'ar', category: 'utility', body: 'طلبك جاهز' }));
+    await ok(api.post(`/api/v1/whatsapp-templates/${t.id}/submit`));
+    await conflict(api.patch(`/api/v1/whatsapp-templates/${t.id}`, { body: 'x' }));
+    expect(await ok(api.post(`/api/v1/whatsapp-templates/${t.id}/reject`, { reason: 'Promotional content in utility' }))).toMatchObject({ state: 'rejected', rejectionReason: 'Promotional content in utility' });
+    const contactId = (await created(api.post('/api/v1/whatsapp-contacts', { phone: '+966500000003' }))).id;
+    const conversationId = (await created(api.post('/api/v1/whatsapp-conversations', { contactId }))).id;
+    expect((await refused(api.post('/api/v1/whatsapp-messages', { conversationId, direction: 'inbound', messageType: 'image' }))).pointers).toEqual(['/mediaUrl']);
   });
 });
