@@ -203,7 +203,8 @@ describe('subscriptions', () => {
     const planId = (await created(api.post('/api/v1/subscription-plans', { code: 'PRO-M', name: 'Pro monthly', interval: 'month', price: 299 }))).id;
     const sub = await created(api.post('/api/v1/subscriptions', { customerId, planId, amount: 299, startDate: '2026-02-01' }));
     expect(sub).toMatchObject({ vatAmount: 44.85, totalPerPeriod: 343.85 });
-    expect(await conflict(api.post(`/api/v1/subscriptions/${sub.id}/startTrial`, { trialEndsOn: '2026-01-15' }))).toContain('A trial ends after the subscription starts');
+    expect(await conflict(api.post(`/api/v1/subscriptions/${sub.id}/startTrial`, {}))).toContain('Say when the trial ends');
+    expect(await refused(api.post(`/api/v1/subscriptions/${sub.id}/startTrial`, { trialEndsOn: '2026-01-15' }))).toEqual({ pointers: ['/trialEndsOn'], messages: ['A trial ends after the subscription starts'] });
     expect(await ok(api.post(`/api/v1/subscriptions/${sub.id}/startTrial`, { trialEndsOn: '2026-02-15' }))).toMatchObject({ state: 'trial', trialEndsOn: '2026-02-15' });
     expect(await conflict(api.post(`/api/v1/subscriptions/${sub.id}/activate`))).toContain('Set the next billing date first');
     await ok(api.patch(`/api/v1/subscriptions/${sub.id}`, { nextBillingDate: '2026-02-15' }));
