@@ -427,6 +427,12 @@ describe('training', () => {
     expect((await refused(api.patch(`/api/v1/training-inductions/${ind.id}`, { checklist: [{ item: 'Safety walk', done: true }] }))).pointers).toEqual(['/checklist']);
     expect(await ok(api.patch(`/api/v1/training-inductions/${ind.id}`, { checklist: [{ item: 'Safety walk', done: true, doneOn: '2026-03-02' }] }))).toMatchObject({ progressPercent: 100 });
     await ok(api.post(`/api/v1/training-inductions/${ind.id}/complete`));
+
+    const enrolment = await created(api.post('/api/v1/training-enrolments', { employeeId, courseId }));
+    expect(await conflict(api.post(`/api/v1/training-enrolments/${enrolment.id}/approve`))).toContain('Place the employee in a session first');
+    const comp = await created(api.post('/api/v1/training-competencies', { employeeId, competencyCode: 'FA-1', competencyName: 'First aid', issuedOn: '2026-03-03', validUntil: '2028-03-03' }));
+    expect((await refused(api.post(`/api/v1/training-competencies/${comp.id}/revoke`, {}))).pointers).toEqual(['/reason']);
+    expect(await ok(api.post(`/api/v1/training-competencies/${comp.id}/revoke`, { reason: 'Certificate forged' }))).toMatchObject({ state: 'revoked', revokeReason: 'Certificate forged' });
   });
 });
 
