@@ -464,14 +464,21 @@ describe('voip', () => {
 });
 
 describe('storefronts', () => {
-  it('an imported order totals its items and refunds no more than its total', async () => {
+  it('an imported order totals its items; refunds, a manager\'s, add up to no more than its total', async () => {
     const channelId = (await created(api.post('/api/v1/storefront-channels', { platform: 'salla', storeName: 'Qahwa' }))).id;
     const order = { channelId, externalOrderId: 'S-1', lines: [{ productId, quantity: 2, unitPrice: 45 }, { productId, quantity: 1, unitPrice: 19.5 }], total: 126.5 };
     const o = await created(api.post('/api/v1/storefront-orders', order));
     expect(o.itemsTotal).toBe(109.5);
-    expect((await refused(api.patch(`/api/v1/storefront-orders/${o.id}`, { refundedAmount: 130 }))).pointers).toEqual(['/refundedAmount']);
-    expect(await ok(api.post(`/api/v1/storefront-orders/${o.id}/cancel`, { reason: 'Out of stock' }))).toMatchObject({ state: 'cancelled', cancelReason: 'Out of stock' });
+    // Refunds are a manager's transition, adding up to no more than the total: 100 + 26.50 = 126.50.
+    expect((await refused(api.patch(`/api/v1/storefront-orders/${o.id}`, { refundedAmount: 100 }))).pointers).toEqual(['/refundedAmount']);
+    await ok(api.post(`/api/v1/storefront-orders/${o.id}/complete`));
     await conflict(api.patch(`/api/v1/storefront-orders/${o.id}`, { total: 1 }));
+    expectError(await company.as('Member').post(`/api/v1/storefront-orders/${o.id}/refund`, { amount: 100 }), 403, 'FORBIDDEN');
+    expect(await ok(api.post(`/api/v1/storefront-orders/${o.id}/refund`, { amount: 100 }))).toMatchObject({ state: 'completed', refundedAmount: 100 });
+    expect(await conflict(api.post(`/api/v1/storefront-orders/${o.id}/refund`, { amount: 26.51 }))).toContain('exceed the order total');
+    expect(await ok(api.post(`/api/v1/storefront-orders/${o.id}/refund`, { amount: 26.5 }))).toMatchObject({ refundedAmount: 126.5 });
+    const other = await created(api.post('/api/v1/storefront-orders', { ...order, externalOrderId: 'S-2' }));
+    expect(await ok(api.post(`/api/v1/storefront-orders/${other.id}/cancel`, { reason: 'Out of stock' }))).toMatchObject({ state: 'cancelled', cancelReason: 'Out of stock' });
   });
 });
 

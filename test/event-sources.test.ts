@@ -150,7 +150,6 @@ const OVERRIDES: Record<string, (day: string) => Json> = {
   'quality/ncr': () => ({ disposition: 'rework' }),
   'subscriptions/subscription': (day) => ({ trialEndsOn: addDays(day, 14), nextBillingDate: addDays(day, 30) }),
   'training/induction': (day) => ({ checklist: [{ item: 'Safety walk', done: true, doneOn: day }] }),
-  'storefronts/order': () => ({ total: 1_000 }),
   'shipping/linehaul': () => ({ sealNumber: 'SEAL-1' }),
 };
 
