@@ -170,6 +170,9 @@ describe('property', () => {
     expect(await created(api.post('/api/v1/leases', lease()))).toMatchObject({ termDays: 365, contractRent: 60_000, instalmentAmount: 15_000 });
     // 1 Jan – 30 Jun: 181 days → 60,000 × 181 ÷ 365 = 29,753.42; monthly 5,000.
     expect(await created(api.post('/api/v1/leases', lease({ endDate: '2026-06-30', paymentFrequency: 'monthly' })))).toMatchObject({ termDays: 181, contractRent: 29_753.42, instalmentAmount: 5_000 });
+    // A commercial lease bears 15 % VAT: a shop at 120,000 a year, quarterly, is 30,000 + 4,500 each quarter.
+    expect(await created(api.post('/api/v1/leases', lease({ annualRent: 120_000, leaseUse: 'commercial' })))).toMatchObject({ instalmentAmount: 30_000, instalmentVat: 4_500, instalmentTotal: 34_500 });
+    expect(await created(api.post('/api/v1/leases', lease({ leaseUse: 'residential' })))).toMatchObject({ instalmentVat: 0, instalmentTotal: 15_000 });
     const bad = await refused(api.post('/api/v1/leases', lease({ endDate: '2025-12-31', securityDeposit: 70_000 })));
     expect(bad.pointers).toEqual(['/endDate', '/securityDeposit']);
   });
