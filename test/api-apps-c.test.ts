@@ -1,0 +1,595 @@
+// The rules of the point-of-sale, hospitality, rental, property, subscription, pharmacy, time,
+// project, logistics, planning, hiring and quality apps (and the smaller ones), driven through
+// the API alone with the numbers each business gives: what a document computes, what it refuses
+// with which error at which pointer, and what a transition changes. One host with just the apps
+// the file needs; on SQLite, and again on PostgreSQL (vitest.config.ts's `onPostgres`).
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Host } from '../core/host.ts';
+import { firstPartySources } from '../core/apps/app-source.ts';
+import { buildHost } from './db.ts';
+import { ARABIC, createCompany, createCustomer, expectError, type Client, type Res, type TestCompany } from './helpers.ts';
+
+const APPS = [
+  'invoicing', 'employees', 'ecommerce', 'emr', 'pos', 'restaurant', 'rental', 'property', 'subscriptions', 'pharmacy',
+  'projects', 'timesheets', 'shipping', 'planning', 'recruitment', 'quality', 'manufacturing', 'payment-links', 'plm', 'referrals',
+  'training', 'valet', 'voip', 'storefronts', 'report-builder', 'security-ops', 'sign', 'sms-marketing', 'social-marketing',
+  'spreadsheet', 'surveys', 'website', 'whatsapp',
+];
+
+let host: Host;
+let company: TestCompany;
+let api: Client;
+let customerId: string;
+let employeeId: string;
+let productId: string;
+
+beforeAll(async () => {
+  host = await buildHost({ sources: firstPartySources().filter((s) => APPS.includes(s.manifest.id)), config: { rateLimitPerMinute: 0 } });
+  company = await createCompany(host, { currency: 'SAR', apps: APPS });
+  api = company.as();
+  customerId = (await createCustomer(api, 'Al-Noor Trading')).id;
+  employeeId = (await created(api.post('/api/v1/employees', { fullName: 'Sara Al-Harbi', jobTitle: 'Cashier', joinDate: '2024-01-01' }))).id;
+  productId = (await created(api.post('/api/v1/products', { name: 'Espresso machine', sku: 'ESP-1', kind: 'goods', price: 100, active: true }))).id;
+});
+afterAll(() => host.close());
+
+async function created(res: Promise<Res>): Promise<Record<string, any> & { id: string }> {
+  const r = await res;
+  expect(r.statusCode, r.body).toBe(201);
+  return r.json().data;
+}
+async function ok(res: Promise<Res>): Promise<Record<string, any>> {
+  const r = await res;
+  expect(r.statusCode, r.body).toBe(200);
+  return r.json().data;
+}
+/** The pointers of a VALIDATION_ERROR, in order. */
+async function refused(res: Promise<Res>, lang = 'en'): Promise<{ pointers: string[]; messages: string[] }> {
+  const e = expectError(await res, 400, 'VALIDATION_ERROR');
+  if (lang === 'ar') expect(e.message).toMatch(ARABIC);
+  return { pointers: e.details.map((d) => d.pointer as string), messages: e.details.map((d) => d.message as string) };
+}
+async function conflict(res: Promise<Res>): Promise<string> {
+  return expectError(await res, 409, 'CONFLICT').message;
+}
+
+describe('pos', () => {
+  let sessionId: string;
+  beforeAll(async () => {
+    const registerId = (await created(api.post('/api/v1/pos-registers', { name: 'Till 1', mode: 'shop' }))).id;
+    sessionId = (await created(api.post('/api/v1/pos-sessions', { registerId, cashierId: employeeId, openingFloat: 500, expectedCash: 1_745.5 }))).id;
+  });
+  const sale = (over: Record<string, unknown> = {}) => ({
+    kind: 'sale', receiptNumber: 'R-0001', sessionId, paymentMethod: 'cash',
+    lines: [{ productId, quantity: 3, unitPrice: 100 }, { productId, quantity: 2, unitPrice: 12.5, discount: 5 }], ...over,
+  });
+
+  it('a receipt of 3 × 100 and 2 × 12.50 less 5: subtotal 320, VAT 48, total 368; then it is final', async () => {
+    const r = await created(api.post('/api/v1/pos-orders', sale()));
+    expect(r).toMatchObject({ subtotal: 320, vatAmount: 48, total: 368, state: 'paid' });
+    expect(await conflict(api.patch(`/api/v1/pos-orders/${r.id}`, { paymentMethod: 'mada' }))).toBeTruthy();
+    await conflict(api.delete(`/api/v1/pos-orders/${r.id}`));
+    // VAT to the halala: 1 × 0.99 → 0.15 (14.85 halala rounds half away from zero).
+    expect(await created(api.post('/api/v1/pos-orders', sale({ lines: [{ productId, quantity: 1, unitPrice: 0.99 }] })))).toMatchObject({ vatAmount: 0.15, total: 1.14 });
+  });
+
+  it('refuses a typed total, a discount over its line, a zero quantity and a refund with no sale or reason', async () => {
+    expect((await refused(api.post('/api/v1/pos-orders', sale({ total: 1 })))).pointers).toEqual(['/total']);
+    const bad = await refused(api.post('/api/v1/pos-orders', sale({ kind: 'refund', lines: [{ productId, quantity: 0, unitPrice: 10, discount: 11 }] })));
+    expect(bad.pointers).toEqual(['/lines', '/lines', '/originalSaleId', '/reason']);
+    expect(bad.messages[1]).toBe("A discount cannot exceed its line's amount");
+    const original = await created(api.post('/api/v1/pos-orders', sale()));
+    const refund = await created(api.post('/api/v1/pos-orders', sale({ kind: 'refund', originalSaleId: original.id, reason: 'Damaged box', lines: [{ productId, quantity: 1, unitPrice: 100 }] })));
+    expect(refund.total).toBe(115);
+  });
+
+  it('closes the session with the cash counted: 1,740.25 against 1,745.50 expected is 5.25 short', async () => {
+    expect((await refused(api.post(`/api/v1/pos-sessions/${sessionId}/close`, {}))).pointers).toEqual(['/countedCash']);
+    const closed = await ok(api.post(`/api/v1/pos-sessions/${sessionId}/close`, { countedCash: 1_740.25 }));
+    expect(closed).toMatchObject({ state: 'closed', countedCash: 1_740.25, difference: -5.25 });
+    await conflict(api.patch(`/api/v1/pos-sessions/${sessionId}`, { notes: 'recount' }));
+  });
+});
+
+describe('restaurant', () => {
+  it('a dine-in bill of 230 (VAT-inclusive) holds 30 of VAT; paying takes the method, then the bill is closed', async () => {
+    const table = await created(api.post('/api/v1/restaurant-tables', { tableNo: 'T4', seats: 4 }));
+    expect(await conflict(api.post(`/api/v1/restaurant-tables/${table.id}/seat`, { covers: 6 }))).toContain('More guests than the table seats');
+    expect(await ok(api.post(`/api/v1/restaurant-tables/${table.id}/seat`, { covers: 3 }))).toMatchObject({ state: 'occupied', covers: 3 });
+
+    expect((await refused(api.post('/api/v1/restaurant-orders', { orderType: 'dine_in', total: 230 }))).pointers).toEqual(['/tableId', '/covers']);
+    expect((await refused(api.post('/api/v1/restaurant-orders', { orderType: 'delivery', total: 50 }))).pointers).toEqual(['/deliveryAddress']);
+    const order = await created(api.post('/api/v1/restaurant-orders', { orderType: 'dine_in', tableId: table.id, covers: 3, total: 230 }));
+    expect(order.vatIncluded).toBe(30);
+    const line = await created(api.post('/api/v1/restaurant-order-lines', { orderId: order.id, itemName: 'Kabsa', quantity: 3, unitPrice: 45.5 }));
+    expect(line.amount).toBe(136.5);
+
+    expect((await refused(api.post(`/api/v1/restaurant-orders/${order.id}/pay`, {}))).pointers).toEqual(['/paymentMethod']);
+    expect(await ok(api.post(`/api/v1/restaurant-orders/${order.id}/pay`, { paymentMethod: 'mada' }))).toMatchObject({ state: 'paid', paymentMethod: 'mada' });
+    await conflict(api.patch(`/api/v1/restaurant-orders/${order.id}`, { total: 1 }));
+    expect(await ok(api.post(`/api/v1/restaurant-tables/${table.id}/clear`))).toMatchObject({ state: 'free', covers: 0 });
+  });
+
+  it('a void is a manager\'s, with its reason; a served item stays', async () => {
+    const order = await created(api.post('/api/v1/restaurant-orders', { orderType: 'takeaway', total: 20 }));
+    const line = await created(api.post('/api/v1/restaurant-order-lines', { orderId: order.id, itemName: 'Falafel', quantity: 2, unitPrice: 10 }));
+    expectError(await company.as('Member').post(`/api/v1/restaurant-order-lines/${line.id}/void`, { reason: 'wrong_item' }), 403, 'FORBIDDEN');
+    expect(await ok(api.post(`/api/v1/restaurant-order-lines/${line.id}/void`, { reason: 'wrong_item' }))).toMatchObject({ state: 'voided', voidReason: 'wrong_item' });
+    expect((await refused(api.post(`/api/v1/restaurant-orders/${order.id}/cancel`, {}))).pointers).toEqual(['/reason']);
+    expect(await ok(api.post(`/api/v1/restaurant-orders/${order.id}/cancel`, { reason: 'Guest left' }))).toMatchObject({ state: 'cancelled', cancelReason: 'Guest left' });
+    expect(await conflict(api.post(`/api/v1/restaurant-orders/${order.id}/pay`, { paymentMethod: 'cash' }))).toBeTruthy();
+  });
+
+  it('a booking at 25:00 is refused; a cancellation says who and why', async () => {
+    const booking = { guestName: 'Fahad', phone: '0500000000', partySize: 4, date: '2026-03-01', time: '20:30' };
+    expect((await refused(api.post('/api/v1/table-reservations', { ...booking, time: '25:00' }))).pointers).toEqual(['/time']);
+    const r = await created(api.post('/api/v1/table-reservations', booking));
+    expect(await ok(api.post(`/api/v1/table-reservations/${r.id}/cancel`, { cancelledBy: 'guest', reason: 'Travel' }))).toMatchObject({ state: 'cancelled', cancelledBy: 'guest', cancelReason: 'Travel' });
+  });
+});
+
+describe('rental', () => {
+  const agreement = (over: Record<string, unknown> = {}) => ({
+    agreementNumber: 'RA-1', customerId, pickupDate: '2026-03-01', returnDate: '2026-03-05',
+    lines: [{ productId, quantity: 2, dailyRate: 150 }, { productId, quantity: 1, dailyRate: 80.25 }], ...over,
+  });
+
+  it('4 days of 2 × 150 and 1 × 80.25: 1,521.00 of rent, 228.15 VAT, 1,749.15; a same-day rental is a day', async () => {
+    const a = await created(api.post('/api/v1/rental-agreements', agreement()));
+    expect(a).toMatchObject({ rentalDays: 4, rentalAmount: 1_521, vatAmount: 228.15, total: 1_749.15 });
+    expect(await created(api.post('/api/v1/rental-agreements', agreement({ returnDate: '2026-03-01' })))).toMatchObject({ rentalDays: 1, rentalAmount: 380.25 });
+    expect(await refused(api.post('/api/v1/rental-agreements', agreement({ returnDate: '2026-02-28' }), { 'accept-language': 'ar' }), 'ar')).toEqual({ pointers: ['/returnDate'], messages: ['لا يجوز أن يسبق الإرجاع الاستلام'] });
+  });
+
+  it('a damaged return must be charged; the charge enters the total; then the agreement is locked', async () => {
+    const a = await created(api.post('/api/v1/rental-agreements', agreement()));
+    await ok(api.post(`/api/v1/rental-agreements/${a.id}/reserve`));
+    await ok(api.post(`/api/v1/rental-agreements/${a.id}/pickUp`));
+    await conflict(api.patch(`/api/v1/rental-agreements/${a.id}`, { returnDate: '2026-03-04', lines: [{ productId, quantity: 1, dailyRate: 1 }] }));
+    expect(await conflict(api.post(`/api/v1/rental-agreements/${a.id}/markReturned`, { returnCondition: 'damaged' }))).toMatch(/Charge the damage/);
+    const back = await ok(api.post(`/api/v1/rental-agreements/${a.id}/markReturned`, { returnCondition: 'damaged', lateHours: 5, extraCharges: 200 }));
+    expect(back).toMatchObject({ state: 'returned', extraCharges: 200, lateHours: 5, vatAmount: 258.15, total: 1_979.15 });
+    await conflict(api.patch(`/api/v1/rental-agreements/${a.id}`, { deposit: 0 }));
+  });
+
+  it('a cancellation takes its reason and fee', async () => {
+    const a = await created(api.post('/api/v1/rental-agreements', agreement()));
+    expect(await ok(api.post(`/api/v1/rental-agreements/${a.id}/cancel`, { reason: 'Event postponed', fee: 75 }))).toMatchObject({ state: 'cancelled', cancelReason: 'Event postponed', cancellationFee: 75 });
+  });
+});
+
+describe('property', () => {
+  let unitId: string;
+  beforeAll(async () => {
+    const buildingId = (await created(api.post('/api/v1/buildings', { name: 'Al-Olaya Tower', city: 'Riyadh' }))).id;
+    unitId = (await created(api.post('/api/v1/property-units', { buildingId, unitRef: 'A-101', unitType: 'apartment', askingRent: 60_000 }))).id;
+  });
+  const lease = (over: Record<string, unknown> = {}) => ({ unitId, tenantId: customerId, startDate: '2026-01-01', endDate: '2026-12-31', annualRent: 60_000, paymentFrequency: 'quarterly', ...over });
+
+  it('a year at 60,000 paid quarterly: 365 days, 60,000 for the term, instalments of 15,000; six months pro rata', async () => {
+    expect(await created(api.post('/api/v1/leases', lease()))).toMatchObject({ termDays: 365, contractRent: 60_000, instalmentAmount: 15_000 });
+    // 1 Jan – 30 Jun: 181 days → 60,000 × 181 ÷ 365 = 29,753.42; monthly 5,000.
+    expect(await created(api.post('/api/v1/leases', lease({ endDate: '2026-06-30', paymentFrequency: 'monthly' })))).toMatchObject({ termDays: 181, contractRent: 29_753.42, instalmentAmount: 5_000 });
+    // A commercial lease bears 15 % VAT: a shop at 120,000 a year, quarterly, is 30,000 + 4,500 each quarter.
+    expect(await created(api.post('/api/v1/leases', lease({ annualRent: 120_000, leaseUse: 'commercial' })))).toMatchObject({ instalmentAmount: 30_000, instalmentVat: 4_500, instalmentTotal: 34_500 });
+    expect(await created(api.post('/api/v1/leases', lease({ leaseUse: 'residential' })))).toMatchObject({ instalmentVat: 0, instalmentTotal: 15_000 });
+    const bad = await refused(api.post('/api/v1/leases', lease({ endDate: '2025-12-31', securityDeposit: 70_000 })));
+    expect(bad.pointers).toEqual(['/endDate', '/securityDeposit']);
+  });
+
+  it('activates only once registered on Ejar; then its rent is fixed; renewal extends it; ending takes a reason and date', async () => {
+    const l = await created(api.post('/api/v1/leases', lease()));
+    expect(await conflict(api.post(`/api/v1/leases/${l.id}/activate`))).toContain('Register the lease on Ejar and enter its number first');
+    await ok(api.patch(`/api/v1/leases/${l.id}`, { ejarNumber: '10293847' }));
+    await ok(api.post(`/api/v1/leases/${l.id}/activate`));
+    expect(expectError(await api.patch(`/api/v1/leases/${l.id}`, { annualRent: 1 }), 409, 'CONFLICT')).toBeTruthy();
+    await conflict(api.post(`/api/v1/leases/${l.id}/renew`, { endDate: '2026-06-30' }));
+    expect(await ok(api.post(`/api/v1/leases/${l.id}/renew`, { endDate: '2027-12-31', annualRent: 63_000 }))).toMatchObject({ state: 'active', termDays: 730, contractRent: 126_000, instalmentAmount: 15_750 });
+    expect((await refused(api.post(`/api/v1/leases/${l.id}/end`, { reason: 'mutual' }))).pointers).toEqual(['/endedOn']);
+    expect(await ok(api.post(`/api/v1/leases/${l.id}/end`, { reason: 'early_termination', endedOn: '2027-03-31' }))).toMatchObject({ state: 'ended', endReason: 'early_termination', endedOn: '2027-03-31' });
+    await conflict(api.patch(`/api/v1/leases/${l.id}`, { securityDeposit: 1 }));
+  });
+
+  it('an instalment is paid on a date or waived by a manager with a reason', async () => {
+    const l = await created(api.post('/api/v1/leases', lease()));
+    const due = await created(api.post('/api/v1/rent-instalments', { leaseId: l.id, dueDate: '2026-04-01', amount: 15_000 }));
+    expect(await ok(api.post(`/api/v1/rent-instalments/${due.id}/pay`, { paidOn: '2026-04-03' }))).toMatchObject({ state: 'paid', paidOn: '2026-04-03' });
+    await conflict(api.patch(`/api/v1/rent-instalments/${due.id}`, { amount: 1 }));
+    const other = await created(api.post('/api/v1/rent-instalments', { leaseId: l.id, dueDate: '2026-07-01', amount: 15_000 }));
+    expectError(await company.as('Member').post(`/api/v1/rent-instalments/${other.id}/waive`, { reason: 'Repairs' }), 403, 'FORBIDDEN');
+    expect(await ok(api.post(`/api/v1/rent-instalments/${other.id}/waive`, { reason: 'Repairs' }))).toMatchObject({ state: 'waived', waiveReason: 'Repairs' });
+  });
+});
+
+describe('subscriptions', () => {
+  it('a 299 plan bills 343.85 with VAT; a trial ends after the start; a cancellation needs its reason and date', async () => {
+    const planId = (await created(api.post('/api/v1/subscription-plans', { code: 'PRO-M', name: 'Pro monthly', interval: 'month', price: 299 }))).id;
+    const sub = await created(api.post('/api/v1/subscriptions', { customerId, planId, amount: 299, startDate: '2026-02-01' }));
+    expect(sub).toMatchObject({ vatAmount: 44.85, totalPerPeriod: 343.85 });
+    expect(await conflict(api.post(`/api/v1/subscriptions/${sub.id}/startTrial`, {}))).toContain('Say when the trial ends');
+    expect(await refused(api.post(`/api/v1/subscriptions/${sub.id}/startTrial`, { trialEndsOn: '2026-01-15' }))).toEqual({ pointers: ['/trialEndsOn'], messages: ['A trial ends after the subscription starts'] });
+    expect(await ok(api.post(`/api/v1/subscriptions/${sub.id}/startTrial`, { trialEndsOn: '2026-02-15' }))).toMatchObject({ state: 'trial', trialEndsOn: '2026-02-15' });
+    expect(await conflict(api.post(`/api/v1/subscriptions/${sub.id}/activate`))).toContain('Set the next billing date first');
+    await ok(api.patch(`/api/v1/subscriptions/${sub.id}`, { nextBillingDate: '2026-02-15' }));
+    await ok(api.post(`/api/v1/subscriptions/${sub.id}/activate`));
+    expect((await refused(api.post(`/api/v1/subscriptions/${sub.id}/cancel`, { reason: 'price' }))).pointers.sort()).toEqual(['/endDate', '/reason']);
+    expect(await ok(api.post(`/api/v1/subscriptions/${sub.id}/cancel`, { reason: 'too_expensive', endDate: '2026-05-14' }))).toMatchObject({ state: 'cancelled', cancelReason: 'too_expensive', endDate: '2026-05-14' });
+    await conflict(api.patch(`/api/v1/subscriptions/${sub.id}`, { amount: 1 }));
+    expect((await refused(api.post('/api/v1/subscriptions', { customerId, planId, amount: 0, startDate: '2026-02-01', vatAmount: 1 }))).pointers).toEqual(['/vatAmount']);
+  });
+});
+
+describe('pharmacy', () => {
+  it('a recall needs its class, reference and reason; disposal empties the batch; a dispensing is final', async () => {
+    expect((await refused(api.post('/api/v1/medicine-batches', { productId, lotNumber: 'L1', expiryDate: '2026-01-01', receivedOn: '2026-02-01' }))).pointers).toEqual(['/expiryDate']);
+    const batch = await created(api.post('/api/v1/medicine-batches', { productId, lotNumber: 'L2', expiryDate: '2027-06-30', receivedOn: '2026-02-01', quantityOnHand: 120 }));
+    expect((await refused(api.post(`/api/v1/medicine-batches/${batch.id}/recall`, { recallClass: 'class_2' }))).pointers.sort()).toEqual(['/reason', '/recallRef']);
+    expect(await ok(api.post(`/api/v1/medicine-batches/${batch.id}/recall`, { recallClass: 'class_2', recallRef: 'SFDA-2026-14', reason: 'Contamination' })))
+      .toMatchObject({ state: 'recalled', recallClass: 'class_2', recallRef: 'SFDA-2026-14', recallReason: 'Contamination' });
+    await conflict(api.patch(`/api/v1/medicine-batches/${batch.id}`, { expiryDate: '2028-01-01' }));
+    expect(await ok(api.post(`/api/v1/medicine-batches/${batch.id}/dispose`))).toMatchObject({ state: 'disposed', quantityOnHand: 0 });
+
+    const patientId = (await created(api.post('/api/v1/patients', { fullName: 'Noura' }))).id;
+    const prescriptionId = (await created(api.post('/api/v1/prescriptions', { patientId, prescriberId: employeeId, prescribedOn: '2026-02-01', items: [{ medication: 'Amoxicillin 500', quantity: 21 }] }))).id;
+    const good = await created(api.post('/api/v1/medicine-batches', { productId, lotNumber: 'L3', expiryDate: '2027-06-30' }));
+    const body = { prescriptionId, patientId, pharmacistId: employeeId, dispensedOn: '2026-02-02', items: [{ batchId: good.id, quantity: 21 }] };
+    expect((await refused(api.post('/api/v1/dispensings', { ...body, items: [{ batchId: good.id, quantity: 1 }, { batchId: good.id, quantity: 0 }] }))).pointers).toEqual(['/items', '/items']);
+    const d = await created(api.post('/api/v1/dispensings', body));
+    expect(d).toMatchObject({ totalQuantity: 21, state: 'dispensed' });
+    await conflict(api.patch(`/api/v1/dispensings/${d.id}`, { counselled: true }));
+  });
+});
+
+describe('timesheets', () => {
+  it('hours in quarters; a submitted entry is locked; no one approves their own; a rejection keeps its reason', async () => {
+    const projectId = (await created(api.post('/api/v1/projects', { name: 'ERP rollout' }))).id;
+    const managerId = (await created(api.post('/api/v1/employees', { fullName: 'Omar Al-Qahtani', jobTitle: 'PM', joinDate: '2020-01-01' }))).id;
+    const entry = (over: Record<string, unknown> = {}) => ({ employeeId, projectId, date: '2026-02-02', hours: 7.5, ...over });
+    expect((await refused(api.post('/api/v1/timesheet-entries', entry({ hours: 7.3 })))).pointers).toEqual(['/hours']);
+    const e = await created(api.post('/api/v1/timesheet-entries', entry()));
+    await ok(api.post(`/api/v1/timesheet-entries/${e.id}/submit`));
+    await conflict(api.patch(`/api/v1/timesheet-entries/${e.id}`, { hours: 8 }));
+    expect(await conflict(api.post(`/api/v1/timesheet-entries/${e.id}/approve`, { approverId: employeeId }))).toContain('No one approves their own hours');
+    expect(await ok(api.post(`/api/v1/timesheet-entries/${e.id}/approve`, { approverId: managerId }))).toMatchObject({ state: 'approved', approverId: managerId });
+    const r = await created(api.post('/api/v1/timesheet-entries', entry({ hours: 9 })));
+    await ok(api.post(`/api/v1/timesheet-entries/${r.id}/submit`));
+    expect(await ok(api.post(`/api/v1/timesheet-entries/${r.id}/reject`, { reason: 'Client visit was 6 hours' }))).toMatchObject({ state: 'rejected', rejectionReason: 'Client visit was 6 hours' });
+    expect(await ok(api.patch(`/api/v1/timesheet-entries/${r.id}`, { hours: 6 }))).toMatchObject({ hours: 6 });
+  });
+
+  it('a period counts its days, at most a month, and locks', async () => {
+    expect(await created(api.post('/api/v1/timesheet-periods', { periodStart: '2026-02-01', periodEnd: '2026-02-28' }))).toMatchObject({ days: 28 });
+    expect((await refused(api.post('/api/v1/timesheet-periods', { periodStart: '2026-02-01', periodEnd: '2026-03-15' }))).pointers).toEqual(['/periodEnd']);
+    expect((await refused(api.post('/api/v1/timesheet-periods', { periodStart: '2026-02-01', periodEnd: '2026-01-31' }))).pointers).toEqual(['/periodEnd']);
+  });
+});
+
+describe('projects', () => {
+  it('budget 250,000 with 262,500.50 spent: 12,500.50 over, 105 % used; 1 Mar – 31 May is 92 days', async () => {
+    const p = await created(api.post('/api/v1/projects', { name: 'Warehouse fit-out', startDate: '2026-03-01', endDate: '2026-05-31', budget: 250_000, actualCost: 262_500.5 }));
+    expect(p).toMatchObject({ budgetRemaining: -12_500.5, budgetUsedPercent: 105, durationDays: 92 });
+    expect((await refused(api.post('/api/v1/projects', { name: 'Backwards', startDate: '2026-03-01', endDate: '2026-02-01' }))).pointers).toEqual(['/endDate']);
+    expect(await conflict(api.post(`/api/v1/projects/${(await created(api.post('/api/v1/projects', { name: 'Undated' }))).id}/start`))).toContain('Set the start date first');
+    await ok(api.post(`/api/v1/projects/${p.id}/start`));
+    expect((await refused(api.post(`/api/v1/projects/${p.id}/hold`, {}))).pointers).toEqual(['/reason']);
+    expect(await ok(api.post(`/api/v1/projects/${p.id}/hold`, { reason: 'Permit pending' }))).toMatchObject({ state: 'on_hold', statusReason: 'Permit pending' });
+    await ok(api.post(`/api/v1/projects/${p.id}/resume`));
+    await ok(api.post(`/api/v1/projects/${p.id}/complete`));
+    await conflict(api.patch(`/api/v1/projects/${p.id}`, { budget: 300_000 }));
+    expectError(await company.as('Member').post(`/api/v1/projects/${p.id}/reopen`), 403, 'FORBIDDEN');
+  });
+});
+
+describe('shipping', () => {
+  let merchantId: string;
+  beforeAll(async () => { merchantId = customerId; });
+  const shipment = (over: Record<string, unknown> = {}) => ({
+    awb: 'AWB1001', merchantId, consigneeName: 'Huda', consigneePhone: '0551234567', deliveryAddress: 'Al-Malaz, Riyadh', destinationCity: 'Riyadh',
+    serviceLevel: 'next_day', weightKg: 2.5, codAmount: 349.99, collectionMethod: 'cash', ...over,
+  });
+
+  it('three failed attempts send it back; a delivery collects the cash on delivery', async () => {
+    expect((await refused(api.post('/api/v1/shipments', shipment({ collectionMethod: undefined })))).pointers).toEqual(['/collectionMethod']);
+    const s = await created(api.post('/api/v1/shipments', shipment()));
+    await ok(api.post(`/api/v1/shipments/${s.id}/scanIn`));
+    for (let i = 1; i <= 3; i++) {
+      await ok(api.post(`/api/v1/shipments/${s.id}/dispatch`));
+      expect(await ok(api.post(`/api/v1/shipments/${s.id}/failDelivery`, { reason: 'customer_not_available' }))).toMatchObject({ state: 'undelivered', attempts: i });
+    }
+    expect(await conflict(api.post(`/api/v1/shipments/${s.id}/dispatch`))).toContain('Three delivery attempts failed');
+    expect(await ok(api.post(`/api/v1/shipments/${s.id}/returnToMerchant`, { reason: 'max_attempts' }))).toMatchObject({ state: 'returned', returnReason: 'max_attempts' });
+
+    const d = await created(api.post('/api/v1/shipments', shipment({ awb: 'AWB1002' })));
+    await ok(api.post(`/api/v1/shipments/${d.id}/scanIn`));
+    await ok(api.post(`/api/v1/shipments/${d.id}/dispatch`));
+    await conflict(api.patch(`/api/v1/shipments/${d.id}`, { codAmount: 1 }));
+    expect((await refused(api.post(`/api/v1/shipments/${d.id}/deliver`, {}))).pointers).toEqual(['/receivedBy']);
+    expect(await ok(api.post(`/api/v1/shipments/${d.id}/deliver`, { receivedBy: 'Huda' }))).toMatchObject({ state: 'delivered', codStatus: 'collected', receivedBy: 'Huda' });
+  });
+
+  it('a driver 12.50 short explains it; a remittance of 10,000 less 1,250.75 of fees pays 8,749.25; a claim settles at most what was claimed', async () => {
+    const cash = { driverId: employeeId, hub: 'RUH-1', cashupDate: '2026-02-02', expectedAmount: 4_312.5, countedAmount: 4_300 };
+    expect((await refused(api.post('/api/v1/driver-cashups', cash))).pointers).toEqual(['/varianceNote']);
+    expect(await created(api.post('/api/v1/driver-cashups', { ...cash, varianceNote: 'Change given twice' }))).toMatchObject({ variance: -12.5 });
+
+    const rem = await created(api.post('/api/v1/cod-remittances', { merchantId, periodFrom: '2026-02-01', periodTo: '2026-02-07', shipmentCount: 40, codAmount: 10_000, fees: 1_250.75 }));
+    expect(rem.netAmount).toBe(8_749.25);
+    expect((await refused(api.post('/api/v1/cod-remittances', { merchantId, periodFrom: '2026-02-07', periodTo: '2026-02-01', shipmentCount: 1, codAmount: 10, fees: 11 }))).pointers).toEqual(['/fees', '/periodTo']);
+    expect(await ok(api.post(`/api/v1/cod-remittances/${rem.id}/remit`, { paymentReference: 'SARIE-998877' }))).toMatchObject({ state: 'remitted', paymentReference: 'SARIE-998877' });
+    await conflict(api.patch(`/api/v1/cod-remittances/${rem.id}`, { fees: 0 }));
+
+    const shipmentId = (await created(api.post('/api/v1/shipments', shipment({ awb: 'AWB1003' })))).id;
+    const claim = await created(api.post('/api/v1/shipping-claims', { shipmentId, merchantId, claimType: 'damaged', claimedAmount: 349.99 }));
+    expect(await conflict(api.post(`/api/v1/shipping-claims/${claim.id}/settle`, { settledAmount: 400 }))).toContain('exceeds the amount claimed');
+    expect(await ok(api.post(`/api/v1/shipping-claims/${claim.id}/settle`, { settledAmount: 300 }))).toMatchObject({ state: 'settled', settledAmount: 300 });
+  });
+});
+
+describe('planning', () => {
+  it('a night shift 22:00–06:00 with a 30-minute break is 7.5 hours; a 14-hour shift and a bad time are refused', async () => {
+    const shift = (over: Record<string, unknown> = {}) => ({ employeeId, date: '2026-02-02', startTime: '22:00', endTime: '06:00', breakMinutes: 30, ...over });
+    const s = await created(api.post('/api/v1/planning-shifts', shift()));
+    expect(s.hours).toBe(7.5);
+    expect((await created(api.post('/api/v1/planning-shifts', shift({ startTime: '08:15', endTime: '17:00', breakMinutes: 60 })))).hours).toBe(7.75);
+    expect((await refused(api.post('/api/v1/planning-shifts', shift({ startTime: '06:00', endTime: '20:00', breakMinutes: 0 })))).pointers).toEqual(['/endTime']);
+    expect((await refused(api.post('/api/v1/planning-shifts', shift({ startTime: '24:00' })))).pointers).toEqual(['/startTime', '/breakMinutes']);
+    const open = await created(api.post('/api/v1/planning-shifts', shift({ employeeId: undefined })));
+    expect(await conflict(api.post(`/api/v1/planning-shifts/${open.id}/publish`))).toContain('Assign the shift to an employee first');
+    await ok(api.post(`/api/v1/planning-shifts/${s.id}/publish`));
+    await conflict(api.patch(`/api/v1/planning-shifts/${s.id}`, { breakMinutes: 0 }));
+  });
+});
+
+describe('recruitment', () => {
+  it('an offer of 12,000 + 3,000 is 15,000 a month, 180,000 a year, and is fixed once sent; an interview is rated; a hire names the employee', async () => {
+    const jobId = (await created(api.post('/api/v1/job-openings', { title: 'Accountant' }))).id;
+    const app = await created(api.post('/api/v1/job-applications', { jobId, candidateName: 'Reem', email: 'reem@example.com' }));
+    expect((await refused(api.post('/api/v1/job-applications', { jobId, candidateName: 'X', email: 'not-an-email' }))).pointers).toEqual(['/email']);
+    const iv = await created(api.post('/api/v1/job-interviews', { applicationId: app.id, interviewDate: '2026-02-10', startTime: '10:00', mode: 'video', interviewerId: employeeId }));
+    expect((await refused(api.post(`/api/v1/job-interviews/${iv.id}/markDone`, { rating: 6, feedback: 'ok' }))).pointers).toEqual(['/rating']);
+    expect(await ok(api.post(`/api/v1/job-interviews/${iv.id}/markDone`, { rating: 4, feedback: 'Strong IFRS' }))).toMatchObject({ state: 'done', rating: 4 });
+
+    const offer = await created(api.post('/api/v1/job-offers', { applicationId: app.id, jobTitle: 'Accountant', monthlySalary: 12_000, monthlyAllowances: 3_000, startDate: '2026-04-01' }));
+    expect(offer).toMatchObject({ monthlyPackage: 15_000, annualPackage: 180_000 });
+    expect(await conflict(api.post(`/api/v1/job-offers/${offer.id}/send`))).toContain('Say until when the offer is valid');
+    expect((await refused(api.patch(`/api/v1/job-offers/${offer.id}`, { validUntil: '2026-04-15' }))).pointers).toEqual(['/validUntil']);
+    await ok(api.patch(`/api/v1/job-offers/${offer.id}`, { validUntil: '2026-03-01' }));
+    await ok(api.post(`/api/v1/job-offers/${offer.id}/send`));
+    await conflict(api.patch(`/api/v1/job-offers/${offer.id}`, { monthlySalary: 13_000 }));
+
+    for (const t of ['screen', 'shortlist', 'moveToOffer']) await ok(api.post(`/api/v1/job-applications/${app.id}/${t}`));
+    expect(await ok(api.post(`/api/v1/job-applications/${app.id}/hire`, { employeeId, startDate: '2026-04-01' }))).toMatchObject({ state: 'hired', employeeId, startDate: '2026-04-01' });
+  });
+});
+
+describe('quality', () => {
+  it('a measurement of 10.6 outside 9.5–10.5 cannot pass and fails with a note; a major NCR closes only with its root cause and action', async () => {
+    const check = (measuredValue: number) => ({ controlPoint: 'Shaft diameter', checkType: 'measurement', stage: 'production', productId, sourceRef: 'MO-17', measuredValue, toleranceMin: 9.5, toleranceMax: 10.5 });
+    expect(await created(api.post('/api/v1/quality-checks', check(10.5)))).toMatchObject({ withinTolerance: true });
+    const c = await created(api.post('/api/v1/quality-checks', check(10.6)));
+    expect(c.withinTolerance).toBe(false);
+    expect(await conflict(api.post(`/api/v1/quality-checks/${c.id}/pass`))).toContain('outside the tolerance');
+    expect(await ok(api.post(`/api/v1/quality-checks/${c.id}/fail`, { note: 'Oversize by 0.1 mm' }))).toMatchObject({ state: 'failed', note: 'Oversize by 0.1 mm' });
+    expect((await refused(api.post('/api/v1/quality-checks', { ...check(10), toleranceMin: 11 }))).pointers).toEqual(['/toleranceMax']);
+
+    const ncr = await created(api.post('/api/v1/nonconformance-reports', { ncrNumber: 'NCR-1', checkId: c.id, productId, lotNumber: 'L-9', quantityAffected: 40, severity: 'major', disposition: 'rework' }));
+    expect(await conflict(api.post(`/api/v1/nonconformance-reports/${ncr.id}/close`))).toContain('root cause');
+    await ok(api.patch(`/api/v1/nonconformance-reports/${ncr.id}`, { rootCause: 'Worn tool', correctiveAction: 'Tool change every 500 parts' }));
+    await ok(api.post(`/api/v1/nonconformance-reports/${ncr.id}/close`));
+    await conflict(api.patch(`/api/v1/nonconformance-reports/${ncr.id}`, { disposition: 'scrap' }));
+  });
+});
+
+describe('payment links', () => {
+  it('a 1,150 link paid by mada with a 17.25 gateway fee nets 1,132.75, and is then final', async () => {
+    const link = await created(api.post('/api/v1/payment-links', { amount: 1_150, purpose: 'Invoice INV-7', customerId }));
+    expect((await refused(api.post(`/api/v1/payment-links/${link.id}/markPaid`, { paymentMethod: 'mada' }))).pointers).toEqual(['/transactionRef']);
+    expect(await conflict(api.post(`/api/v1/payment-links/${link.id}/markPaid`, { paymentMethod: 'mada', transactionRef: 'T1', fee: 2_000 }))).toContain('The fee exceeds the amount');
+    expect(await ok(api.post(`/api/v1/payment-links/${link.id}/markPaid`, { paymentMethod: 'mada', transactionRef: 'HP-77812', fee: 17.25 })))
+      .toMatchObject({ state: 'paid', fee: 17.25, netAmount: 1_132.75, transactionRef: 'HP-77812' });
+    await conflict(api.patch(`/api/v1/payment-links/${link.id}`, { amount: 1 }));
+  });
+});
+
+describe('plm', () => {
+  it('a change moves to a new revision, needs its reason to be submitted, and a rejection keeps why', async () => {
+    const change = { changeNumber: 'ECO-1', title: 'Thicker bracket', productId, changeType: 'drawing', fromRevision: 'B', toRevision: 'B' };
+    expect((await refused(api.post('/api/v1/engineering-changes', change))).pointers).toEqual(['/toRevision']);
+    const c = await created(api.post('/api/v1/engineering-changes', { ...change, toRevision: 'C' }));
+    expect(await conflict(api.post(`/api/v1/engineering-changes/${c.id}/submit`))).toContain('Say why the change is needed');
+    await ok(api.patch(`/api/v1/engineering-changes/${c.id}`, { reason: 'Cracks in field returns' }));
+    await ok(api.post(`/api/v1/engineering-changes/${c.id}/submit`));
+    await conflict(api.patch(`/api/v1/engineering-changes/${c.id}`, { toRevision: 'D' }));
+    expect(await ok(api.post(`/api/v1/engineering-changes/${c.id}/reject`, { reason: 'Cost study missing' }))).toMatchObject({ state: 'rejected', decisionNote: 'Cost study missing' });
+  });
+});
+
+describe('referrals', () => {
+  it('a reward is not paid before it is payable (after probation)', async () => {
+    const jobId = (await created(api.post('/api/v1/job-openings', { title: 'Engineer' }))).id;
+    const referralId = (await created(api.post('/api/v1/referrals', { referrerId: employeeId, jobId, candidateName: 'Majed' }))).id;
+    const reward = await created(api.post('/api/v1/referral-rewards', { referralId, referrerId: employeeId, amount: 3_000, payableAfter: '2026-07-01' }));
+    await ok(api.post(`/api/v1/referral-rewards/${reward.id}/approve`));
+    expect(await conflict(api.post(`/api/v1/referral-rewards/${reward.id}/pay`, { paidVia: 'payroll', paidOn: '2026-06-30' }))).toContain('not payable yet');
+    expect(await ok(api.post(`/api/v1/referral-rewards/${reward.id}/pay`, { paidVia: 'payroll', paidOn: '2026-07-27' }))).toMatchObject({ state: 'paid', paidVia: 'payroll', paidOn: '2026-07-27' });
+  });
+});
+
+describe('training', () => {
+  it('a session counts its days and closes with attendance within its seats; an induction completes when its checklist is done', async () => {
+    const courseId = (await created(api.post('/api/v1/training-courses', { name: 'First aid' }))).id;
+    const s = await created(api.post('/api/v1/training-sessions', { courseId, startDate: '2026-03-01', endDate: '2026-03-03', seats: 12 }));
+    expect(s.days).toBe(3);
+    expect(await conflict(api.post(`/api/v1/training-sessions/${s.id}/complete`, { attendedCount: 13, passedCount: 10 }))).toContain('more attended than seats');
+    expect(await ok(api.post(`/api/v1/training-sessions/${s.id}/complete`, { attendedCount: 11, passedCount: 10 }))).toMatchObject({ state: 'completed', attendedCount: 11, passedCount: 10 });
+
+    const ind = await created(api.post('/api/v1/training-inductions', { employeeId, programme: 'Warehouse', dueDate: '2026-03-31',
+      checklist: [{ item: 'Safety walk', done: true, doneOn: '2026-03-02' }, { item: 'Forklift briefing' }, { item: 'HR forms' }, { item: 'IT account', done: true, doneOn: '2026-03-02' }] }));
+    expect(ind.progressPercent).toBe(50);
+    expect(await conflict(api.post(`/api/v1/training-inductions/${ind.id}/complete`))).toContain('not done');
+    expect((await refused(api.patch(`/api/v1/training-inductions/${ind.id}`, { checklist: [{ item: 'Safety walk', done: true }] }))).pointers).toEqual(['/checklist']);
+    expect(await ok(api.patch(`/api/v1/training-inductions/${ind.id}`, { checklist: [{ item: 'Safety walk', done: true, doneOn: '2026-03-02' }] }))).toMatchObject({ progressPercent: 100 });
+    await ok(api.post(`/api/v1/training-inductions/${ind.id}/complete`));
+
+    const enrolment = await created(api.post('/api/v1/training-enrolments', { employeeId, courseId }));
+    expect(await conflict(api.post(`/api/v1/training-enrolments/${enrolment.id}/approve`))).toContain('Place the employee in a session first');
+    const comp = await created(api.post('/api/v1/training-competencies', { employeeId, competencyCode: 'FA-1', competencyName: 'First aid', issuedOn: '2026-03-03', validUntil: '2028-03-03' }));
+    expect((await refused(api.post(`/api/v1/training-competencies/${comp.id}/revoke`, {}))).pointers).toEqual(['/reason']);
+    expect(await ok(api.post(`/api/v1/training-competencies/${comp.id}/revoke`, { reason: 'Certificate forged' }))).toMatchObject({ state: 'revoked', revokeReason: 'Certificate forged' });
+  });
+});
+
+describe('valet', () => {
+  it('a lost ticket adds its fee (50 + 100) and the car is released only after an ID check', async () => {
+    const t = await created(api.post('/api/v1/valet-tickets', { ticketNumber: 'V-1', site: 'Hotel', plateNumber: 'ABC 1234', fee: 50 }));
+    expect((await refused(api.patch(`/api/v1/valet-tickets/${t.id}`, { ticketLost: true }))).pointers).toEqual(['/lostTicketFee']);
+    expect(await ok(api.patch(`/api/v1/valet-tickets/${t.id}`, { ticketLost: true, lostTicketFee: 100 }))).toMatchObject({ totalFee: 150 });
+    expect((await refused(api.post(`/api/v1/valet-tickets/${t.id}/park`, {}))).pointers).toEqual(['/bay']);
+    await ok(api.post(`/api/v1/valet-tickets/${t.id}/park`, { bay: 'B2-14' }));
+    await ok(api.post(`/api/v1/valet-tickets/${t.id}/request`));
+    await ok(api.post(`/api/v1/valet-tickets/${t.id}/markReady`));
+    expect(await conflict(api.post(`/api/v1/valet-tickets/${t.id}/deliver`))).toContain("check and record the guest's ID");
+    await ok(api.patch(`/api/v1/valet-tickets/${t.id}`, { idCheckedNumber: '1012345678' }));
+    expect(await ok(api.post(`/api/v1/valet-tickets/${t.id}/deliver`))).toMatchObject({ state: 'delivered', bay: 'B2-14', totalFee: 150 });
+  });
+});
+
+describe('voip', () => {
+  it('a call of 61 seconds bills 2 minutes; a missed call keeps why', async () => {
+    const call = { direction: 'inbound', fromNumber: '+966500000001', toNumber: '+966112345678' };
+    expect((await refused(api.post('/api/v1/phone-calls', { ...call, toNumber: call.fromNumber }))).pointers).toEqual(['/toNumber']);
+    const c = await created(api.post('/api/v1/phone-calls', call));
+    await ok(api.post(`/api/v1/phone-calls/${c.id}/answer`));
+    expect(await ok(api.post(`/api/v1/phone-calls/${c.id}/hangUp`, { durationSeconds: 61 }))).toMatchObject({ state: 'completed', durationSeconds: 61, billableMinutes: 2 });
+    const m = await created(api.post('/api/v1/phone-calls', call));
+    expect(await ok(api.post(`/api/v1/phone-calls/${m.id}/markMissed`, { reason: 'outside_hours' }))).toMatchObject({ state: 'missed', missedReason: 'outside_hours', billableMinutes: 0 });
+  });
+});
+
+describe('storefronts', () => {
+  it('an imported order totals its items; refunds, a manager\'s, add up to no more than its total', async () => {
+    const channelId = (await created(api.post('/api/v1/storefront-channels', { platform: 'salla', storeName: 'Qahwa' }))).id;
+    const order = { channelId, externalOrderId: 'S-1', lines: [{ productId, quantity: 2, unitPrice: 45 }, { productId, quantity: 1, unitPrice: 19.5 }], total: 126.5 };
+    const o = await created(api.post('/api/v1/storefront-orders', order));
+    expect(o.itemsTotal).toBe(109.5);
+    // Refunds are a manager's transition, adding up to no more than the total: 100 + 26.50 = 126.50.
+    expect((await refused(api.patch(`/api/v1/storefront-orders/${o.id}`, { refundedAmount: 100 }))).pointers).toEqual(['/refundedAmount']);
+    await ok(api.post(`/api/v1/storefront-orders/${o.id}/complete`));
+    await conflict(api.patch(`/api/v1/storefront-orders/${o.id}`, { total: 1 }));
+    expectError(await company.as('Member').post(`/api/v1/storefront-orders/${o.id}/refund`, { amount: 100 }), 403, 'FORBIDDEN');
+    expect(await ok(api.post(`/api/v1/storefront-orders/${o.id}/refund`, { amount: 100 }))).toMatchObject({ state: 'completed', refundedAmount: 100 });
+    expect(await conflict(api.post(`/api/v1/storefront-orders/${o.id}/refund`, { amount: 26.51 }))).toContain('exceed the order total');
+    expect(await ok(api.post(`/api/v1/storefront-orders/${o.id}/refund`, { amount: 26.5 }))).toMatchObject({ refundedAmount: 126.5 });
+    const other = await created(api.post('/api/v1/storefront-orders', { ...order, externalOrderId: 'S-2' }));
+    expect(await ok(api.post(`/api/v1/storefront-orders/${other.id}/cancel`, { reason: 'Out of stock' }))).toMatchObject({ state: 'cancelled', cancelReason: 'Out of stock' });
+  });
+});
+
+describe('report builder', () => {
+  it('a grouped report aggregates every other column; a schedule lists valid recipients once; a failed run says why', async () => {
+    const cols = [{ field: 'customerId' }, { field: 'total', aggregate: 'sum' }, { field: 'id' }];
+    expect((await refused(api.post('/api/v1/custom-reports', { name: 'Sales by customer', sourceResource: 'invoices', groupBy: 'customerId', columns: cols }))).pointers).toEqual(['/columns']);
+    const r = await created(api.post('/api/v1/custom-reports', { name: 'Sales by customer', sourceResource: 'invoices', groupBy: 'customerId', columns: [cols[0], cols[1], { field: 'id', aggregate: 'count' }] }));
+    const rec = [{ email: 'cfo@example.sa' }, { email: 'cfo@example.sa' }, { email: 'nobody' }];
+    expect((await refused(api.post('/api/v1/report-schedules', { reportId: r.id, frequency: 'weekly', format: 'xlsx', recipients: rec }))).pointers).toEqual(['/recipients', '/recipients']);
+    const sch = await created(api.post('/api/v1/report-schedules', { reportId: r.id, frequency: 'weekly', format: 'xlsx', recipients: [rec[0]] }));
+    expect((await refused(api.post('/api/v1/report-runs', { scheduleId: sch.id, reportId: r.id, outcome: 'failed' }))).pointers).toEqual(['/error']);
+  });
+});
+
+describe('security ops', () => {
+  it('a contractor permit needs company and ID, a year at most; a theft closes only with a police report', async () => {
+    const permit = { site: 'HQ', visitorType: 'contractor', visitorName: 'Ali', validFrom: '2026-03-01', validTo: '2027-03-05' };
+    expect((await refused(api.post('/api/v1/access-permits', permit))).pointers).toEqual(['/validTo', '/idNumber']);
+    const p = await created(api.post('/api/v1/access-permits', { ...permit, validTo: '2026-03-31', visitorCompany: 'Binladin', idNumber: '2098765432' }));
+    expect(await ok(api.post(`/api/v1/access-permits/${p.id}/reject`, { reason: 'No work order' }))).toMatchObject({ state: 'rejected', decisionReason: 'No work order' });
+    const i = await created(api.post('/api/v1/security-incidents', { site: 'HQ', category: 'theft', occurredOn: '2026-03-02', description: 'Laptop taken', actionTaken: 'CCTV reviewed' }));
+    expect(await conflict(api.post(`/api/v1/security-incidents/${i.id}/close`))).toContain('police report number');
+    await ok(api.patch(`/api/v1/security-incidents/${i.id}`, { policeReportNumber: 'RYD-2026-5521' }));
+    await ok(api.post(`/api/v1/security-incidents/${i.id}/close`));
+    const shift = { guardId: employeeId, site: 'HQ', shiftDate: '2026-03-02', startTime: '18:00', endTime: '06:00' };
+    expect((await refused(api.post('/api/v1/guard-assignments', { ...shift, replacementGuardId: employeeId }))).pointers).toEqual(['/replacementGuardId']);
+  });
+});
+
+describe('sign', () => {
+  it('an envelope is sent only with its document fingerprint and then fixed; a copy recipient does not sign', async () => {
+    const e = await created(api.post('/api/v1/sign-envelopes', { title: 'NDA' }));
+    expect(await conflict(api.post(`/api/v1/sign-envelopes/${e.id}/send`))).toContain('SHA-256');
+    expect((await refused(api.patch(`/api/v1/sign-envelopes/${e.id}`, { documentSha256: 'ABC' }))).pointers).toEqual(['/documentSha256']);
+    await ok(api.patch(`/api/v1/sign-envelopes/${e.id}`, { documentSha256: 'a'.repeat(64) }));
+    await ok(api.post(`/api/v1/sign-envelopes/${e.id}/send`));
+    await conflict(api.patch(`/api/v1/sign-envelopes/${e.id}`, { documentSha256: 'b'.repeat(64) }));
+    const cc = await created(api.post('/api/v1/sign-recipients', { envelopeId: e.id, name: 'Legal', email: 'legal@example.sa', role: 'cc' }));
+    expect(await conflict(api.post(`/api/v1/sign-recipients/${cc.id}/sign`))).toContain('does not sign');
+    expect(await ok(api.post(`/api/v1/sign-envelopes/${e.id}/void`, { reason: 'Wrong counterparty' }))).toMatchObject({ state: 'voided', voidReason: 'Wrong counterparty' });
+  });
+});
+
+describe('sms marketing', () => {
+  it('counts SMS parts: 160 Latin characters are one, 161 two; 70 Arabic one, 71 two', async () => {
+    const c = (message: string) => created(api.post('/api/v1/sms-campaigns', { name: 'Promo', senderName: 'QAHWA', message }));
+    expect((await c('a'.repeat(160))).segments).toBe(1);
+    expect((await c('a'.repeat(161))).segments).toBe(2);
+    expect((await c('ق'.repeat(70))).segments).toBe(1);
+    expect((await c('ق'.repeat(71))).segments).toBe(2);
+    expect((await c('ق'.repeat(135))).segments).toBe(3);
+    expect((await refused(api.post('/api/v1/sms-campaigns', { name: 'x', senderName: 'قهوة', message: 'hi' }))).pointers).toEqual(['/senderName']);
+    const contact = await created(api.post('/api/v1/sms-contacts', { phone: '+966500000002' }));
+    expect(await ok(api.post(`/api/v1/sms-contacts/${contact.id}/unsubscribe`, { via: 'keyword_reply' }))).toMatchObject({ state: 'unsubscribed', unsubscribeVia: 'keyword_reply' });
+  });
+});
+
+describe('social marketing', () => {
+  it('a post is scheduled only with a date and time; a failure keeps the error', async () => {
+    const accountId = (await created(api.post('/api/v1/social-accounts', { network: 'x', handle: '@qahwa' }))).id;
+    const p = await created(api.post('/api/v1/social-posts', { accountId, text: 'New roast' }));
+    expect(await conflict(api.post(`/api/v1/social-posts/${p.id}/schedule`))).toContain('Set the date and time first');
+    expect((await refused(api.patch(`/api/v1/social-posts/${p.id}`, { scheduledOn: '2026-03-01', scheduledTime: '9:00' }))).pointers).toEqual(['/scheduledTime']);
+    await ok(api.patch(`/api/v1/social-posts/${p.id}`, { scheduledOn: '2026-03-01', scheduledTime: '09:00' }));
+    await ok(api.post(`/api/v1/social-posts/${p.id}/schedule`));
+    expect(await ok(api.post(`/api/v1/social-posts/${p.id}/fail`, { error: 'Token expired' }))).toMatchObject({ state: 'failed', error: 'Token expired' });
+  });
+});
+
+describe('spreadsheet', () => {
+  it('a workbook is sent to valid recipients, each once', async () => {
+    const wb = await created(api.post('/api/v1/workbooks', { title: 'Q1 sales' }));
+    expect((await refused(api.post('/api/v1/workbook-sends', { workbookId: wb.id, format: 'xlsx', recipients: [{ email: 'a@b' }] }))).pointers).toEqual(['/recipients']);
+    await created(api.post('/api/v1/workbook-sends', { workbookId: wb.id, format: 'xlsx', recipients: [{ email: 'ceo@example.sa' }] }));
+  });
+});
+
+describe('surveys', () => {
+  it('an NPS survey asks for a score, and its questions are fixed once open', async () => {
+    const q = { text: 'Any comment?', questionType: 'text' };
+    expect((await refused(api.post('/api/v1/surveys', { title: 'NPS Q1', surveyType: 'nps', questions: [q] }))).pointers).toEqual(['/questions']);
+    const s = await created(api.post('/api/v1/surveys', { title: 'NPS Q1', surveyType: 'nps', questions: [{ text: 'How likely are you to recommend us?', questionType: 'score' }, q] }));
+    await ok(api.post(`/api/v1/surveys/${s.id}/open`));
+    await conflict(api.patch(`/api/v1/surveys/${s.id}`, { questions: [q] }));
+    expect(await ok(api.patch(`/api/v1/surveys/${s.id}`, { closesOn: '2026-04-01' }))).toMatchObject({ closesOn: '2026-04-01' });
+  });
+});
+
+describe('website', () => {
+  it('each publication is the next version; domains and paths are checked', async () => {
+    expect((await refused(api.post('/api/v1/websites', { name: 'Qahwa', defaultLanguage: 'ar', domain: 'Qahwa SA' }))).pointers).toEqual(['/domain']);
+    const site = await created(api.post('/api/v1/websites', { name: 'Qahwa', defaultLanguage: 'ar', domain: 'qahwa.sa' }));
+    expect((await ok(api.post(`/api/v1/websites/${site.id}/publish`))).version).toBe(1);
+    expect((await ok(api.post(`/api/v1/websites/${site.id}/publish`))).version).toBe(2);
+    expect((await refused(api.post('/api/v1/website-pages', { siteId: site.id, path: 'about us', title: 'About' }))).pointers).toEqual(['/path']);
+  });
+});
+
+describe('whatsapp', () => {
+  it('template names follow Meta\'s rule; a rejection keeps its reason; a media message needs its media', async () => {
+    expect((await refused(api.post('/api/v1/whatsapp-templates', { name: 'Order Ready', language: 'ar', category: 'utility', body: 'طلبك جاهز' }))).pointers).toEqual(['/name']);
+    const t = await created(api.post('/api/v1/whatsapp-templates', { name: 'order_ready', language: 'ar', category: 'utility', body: 'طلبك جاهز' }));
+    await ok(api.post(`/api/v1/whatsapp-templates/${t.id}/submit`));
+    await conflict(api.patch(`/api/v1/whatsapp-templates/${t.id}`, { body: 'x' }));
+    expect(await ok(api.post(`/api/v1/whatsapp-templates/${t.id}/reject`, { reason: 'Promotional content in utility' }))).toMatchObject({ state: 'rejected', rejectionReason: 'Promotional content in utility' });
+    const contactId = (await created(api.post('/api/v1/whatsapp-contacts', { phone: '+966500000003' }))).id;
+    const conversationId = (await created(api.post('/api/v1/whatsapp-conversations', { contactId }))).id;
+    expect((await refused(api.post('/api/v1/whatsapp-messages', { conversationId, direction: 'inbound', messageType: 'image' }))).pointers).toEqual(['/mediaUrl']);
+  });
+});
