@@ -16,8 +16,10 @@ export const INITIAL_PIH = Buffer.from(createHash('sha256').update('0').digest('
 export function parseXml(xml: string): Document {
   const errors: string[] = [];
   const doc = new DOMParser({
-    onError: (level: string, msg: string) => {
-      if (level !== 'warning') errors.push(msg);
+    errorHandler: {
+      warning: () => {},
+      error: (msg: string) => errors.push(msg),
+      fatalError: (msg: string) => errors.push(msg),
     },
   }).parseFromString(xml, 'text/xml');
   if (errors.length || !doc.documentElement) throw new Error(`not well-formed XML: ${errors.join('; ')}`);
