@@ -5,8 +5,19 @@
  */
 import { createPrivateKey, createPublicKey, generateKeyPairSync, randomBytes } from 'node:crypto';
 import { AsnConvert } from '@peculiar/asn1-schema';
-import { Certificate, TBSCertificate, Validity, Version } from '@peculiar/asn1-x509';
-import { ECDSA_SHA256, makeName, signDer, spkiOf, toPem } from './asn1.ts';
+import {
+  BasicConstraints,
+  Certificate,
+  Extensions,
+  id_ce_basicConstraints,
+  id_ce_keyUsage,
+  KeyUsage,
+  KeyUsageFlags,
+  TBSCertificate,
+  Validity,
+  Version,
+} from '@peculiar/asn1-x509';
+import { ECDSA_SHA256, extension, makeName, signDer, spkiOf, toPem } from './asn1.ts';
 import { pemBody } from './certificate.ts';
 import { readCsr } from './csr-read.ts';
 
@@ -34,6 +45,11 @@ export function makeTestCa(commonName = 'DIWAN-TEST-ZATCA-CA'): TestCa {
     validity: validity(10),
     subject: name,
     subjectPublicKeyInfo: spkiOf(publicKey),
+    // A CA certificate as verifiers expect one (OpenSSL refuses an issuer without these).
+    extensions: new Extensions([
+      extension(id_ce_basicConstraints, new BasicConstraints({ cA: true }), true),
+      extension(id_ce_keyUsage, new KeyUsage(KeyUsageFlags.keyCertSign | KeyUsageFlags.cRLSign), true),
+    ]),
   });
   return {
     privateKeyPem: privateKey.export({ type: 'sec1', format: 'pem' }).toString(),
