@@ -7,6 +7,7 @@
 import { createHash, X509Certificate } from 'node:crypto';
 import { AsnConvert } from '@peculiar/asn1-schema';
 import { Certificate, type Name } from '@peculiar/asn1-x509';
+import { memoByString } from './memo.ts';
 
 export interface SigningCertificate {
   base64: string;
@@ -39,7 +40,9 @@ export function hexDigestBase64(text: string): string {
   return Buffer.from(createHash('sha256').update(text, 'utf8').digest('hex')).toString('base64');
 }
 
-export function readCertificate(certificatePem: string): SigningCertificate {
+export const readCertificate = memoByString(parseCertificate);
+
+function parseCertificate(certificatePem: string): SigningCertificate {
   const base64 = pemBody(certificatePem);
   const der = Buffer.from(base64, 'base64');
   const x509 = new X509Certificate(der);

@@ -12,7 +12,8 @@ import { createPrivateKey, createSign } from 'node:crypto';
 import { readCertificate, hexDigestBase64, type SigningCertificate } from './certificate.ts';
 import { invoiceHash } from './invoice-hash.ts';
 import { parseQr, qr } from './qr.ts';
-import { escapeAttr, escapeText } from './xml-writer.ts';
+import { memoByString } from './memo.ts';
+import { escapeText } from './xml-writer.ts';
 
 export interface SignOptions {
   /** PEM of the secp256k1 key (SEC1 "EC PRIVATE KEY" or PKCS #8). */
@@ -38,8 +39,10 @@ const SHA256 = 'http://www.w3.org/2001/04/xmlenc#sha256';
 const C14N11 = 'http://www.w3.org/2006/12/xml-c14n11';
 const XPATH = 'http://www.w3.org/TR/1999/REC-xpath-19991116';
 
+const privateKeyOf = memoByString((pem) => createPrivateKey(pem));
+
 export function signHash(hash: string, privateKeyPem: string): string {
-  const key = createPrivateKey(privateKeyPem);
+  const key = privateKeyOf(privateKeyPem);
   return createSign('sha256').update(Buffer.from(hash, 'base64')).sign(key).toString('base64');
 }
 
@@ -154,8 +157,8 @@ function extensionsBlock(hash: string, signatureValue: string, cert: SigningCert
                 `</ds:KeyInfo>`,
                 `<ds:Object>`,
                 [
-                  `<xades:QualifyingProperties xmlns:xades="${escapeAttr(NS_XADES)}" Target="signature">`,
-                  [RAW + signedProperties(cert, signingTime, false)],
+                  `<xades:QualifyingProperties xmlns:xades="${NS_XADES}" Target="signature">`,
+                  [{ indented: signedProperties(cert, signingTime, false) }],
                   `</xades:QualifyingProperties>`,
                 ],
                 `</ds:Object>`,
@@ -174,18 +177,12 @@ function extensionsBlock(hash: string, signatureValue: string, cert: SigningCert
   ]);
 }
 
-/** A marker for an already-indented multi-line fragment. */
-const RAW = '\u0000';
+/** A line, a nested block (one level, 4 spaces, deeper: the SDK's layout), or a fragment whose later lines are already indented. */
+type Lines = (string | { indented: string } | Lines)[];
 
-type Lines = (string | Lines)[];
-
-/** Nested arrays are one level (4 spaces) deeper, as in the SDK's layout. */
 function lines(level: number, items: Lines): string {
+  const pad = ' '.repeat(level * 4);
   return items
-    .map((item) => {
-      if (Array.isArray(item)) return lines(level + 1, item);
-      if (item.startsWith(RAW)) return ' '.repeat(level * 4) + item.slice(1);
-      return ' '.repeat(level * 4) + item;
-    })
+    .map((item) => (Array.isArray(item) ? lines(level + 1, item) : pad + (typeof item === 'string' ? item : item.indented)))
     .join('\n');
 }
