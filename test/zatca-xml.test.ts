@@ -133,8 +133,38 @@ describe('the e-invoice XML', () => {
     expect(() => formatAmount(1.5)).toThrow(/minor units/);
   });
 
-  it('a document that cannot be right is refused with every problem named', () => {
-    const bad: ZatcaDocument = creditNote({ billingReference: undefined, issueTime: '9:30', lines: [{ ...creditNote().lines[0], quantity: 'one', taxCategory: 'E' }] });
-    expect(() => buildXml(bad)).toThrow(/issueTime must be HH:MM:SS.*billingReference and reason.*quantity must be a decimal string.*category E needs an exemption reason/);
+  it('a document with bad formats is refused with every problem named', () => {
+    const bad: ZatcaDocument = creditNote({ billingReference: undefined, issueTime: '9:30', lines: [{ ...creditNote().lines[0], quantity: 'one' }] });
+    expect(() => buildXml(bad)).toThrow(/issueTime must be HH:MM:SS.*billingReference and reason.*quantity must be a decimal string/);
+    const noReason = standardInvoice({ taxSubtotals: standardInvoice().taxSubtotals.map((s) => ({ ...s, exemptionReasonCode: undefined })) });
+    expect(() => buildXml(noReason)).toThrow(/tax subtotal Z: needs an exemption reason code and text; tax subtotal E: needs/);
+  });
+
+  it('figures that do not add up are refused as ZATCA would reject them (BR-CO-10/14/15, BR-S-08/09)', () => {
+    const doc = standardInvoice();
+    // The chairs' VAT typed as 202.05 instead of 202.50, in the breakdown and the totals alike.
+    const typo = standardInvoice({
+      taxSubtotals: doc.taxSubtotals.map((s) => (s.category === 'S' ? { ...s, taxAmount: 20205 } : s)),
+      totals: { ...doc.totals, taxAmount: 20205, taxInclusiveAmount: 187705, payableAmount: 187705 },
+    });
+    expect(() => buildXml(typo)).toThrow(/tax subtotal S 15%: tax 20205 is not 15 % of 135000 \(BR-S-09\)/);
+    // A line added without updating the totals or the breakdown.
+    const extra = standardInvoice({ lines: [...doc.lines, { ...doc.lines[0], id: '4' }] });
+    expect(() => buildXml(extra)).toThrow(/lineExtensionAmount 167500 is not the sum of the lines, 302500 \(BR-CO-10\).*taxable 135000 is not the sum of its lines, 270000 \(BR-S-08\)/);
+    // A total with VAT that is not net + VAT, and a zero-rated line with no breakdown of its own.
+    const off = standardInvoice({ totals: { ...doc.totals, taxInclusiveAmount: 187751 }, taxSubtotals: doc.taxSubtotals.filter((s) => s.category !== 'Z') });
+    expect(() => buildXml(off)).toThrow(/taxExclusiveAmount \+ taxAmount \(BR-CO-15\).*payableAmount must equal taxInclusiveAmount.*lines of Z 0% have no tax subtotal/);
+  });
+
+  it('per-line rounding that differs from the category\'s by a halala a line is accepted, as ZATCA\'s validator does', () => {
+    // Three stickers of 0.03 net: VAT 0.00 per line (0.0045 rounds down), but 15 % of 0.09 is 0.01:
+    // the breakdown's 0.00 is a halala off the category's own rounding, within ZATCA's tolerance.
+    const line = { name: 'Sticker', quantity: '1', unitPrice: 3, lineExtensionAmount: 3, taxCategory: 'S' as const, taxPercent: 15, taxAmount: 0 };
+    const doc = simplifiedInvoice({
+      lines: [1, 2, 3].map((n) => ({ ...line, id: String(n) })),
+      taxSubtotals: [{ category: 'S', percent: 15, taxableAmount: 9, taxAmount: 0 }],
+      totals: { lineExtensionAmount: 9, taxExclusiveAmount: 9, taxAmount: 0, taxInclusiveAmount: 9, payableAmount: 9 },
+    });
+    expect(() => buildXml(doc)).not.toThrow();
   });
 });

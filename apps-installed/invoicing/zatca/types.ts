@@ -73,6 +73,7 @@ export interface DocumentLine {
   exemptionReason?: string;
 }
 
+/** The document totals; `buildXml` checks them against the lines and the breakdown (ZATCA's BR-CO rules). */
 export interface DocumentTotals {
   /** Sum of line net amounts, minor units. */
   lineExtensionAmount: number;
@@ -82,11 +83,11 @@ export interface DocumentTotals {
   taxAmount: number;
   /** Total with VAT, minor units. */
   taxInclusiveAmount: number;
-  /** Document-level allowances (discounts), minor units; 0 when omitted. */
-  allowanceTotalAmount?: number;
-  /** Already paid (prepayments), minor units; 0 when omitted. */
-  prepaidAmount?: number;
-  /** Amount due, minor units. */
+  /**
+   * Amount due, minor units: the total with VAT. (Document-level allowances and prepayment
+   * invoices are not modelled: a discount belongs in the line's net amount, and payments made
+   * after issue do not change the e-invoice; AllowanceTotalAmount and PrepaidAmount are 0.00.)
+   */
   payableAmount: number;
 }
 
