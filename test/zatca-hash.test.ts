@@ -5,7 +5,8 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { buildXml, canonicalForHash, INITIAL_PIH, invoiceHash } from '../apps-installed/invoicing/zatca/index.ts';
+import { validateXML } from 'xmllint-wasm';
+import { buildXml, canonicalForHash, INITIAL_PIH, invoiceHash, issueCertificate, makeKeyAndCsr, makeTestCa, sign } from '../apps-installed/invoicing/zatca/index.ts';
 import { creditNote, debitNote, simplifiedInvoice, standardInvoice } from './zatca-documents.ts';
 
 const FIXTURES = path.join(import.meta.dirname, 'zatca-fixtures');
@@ -46,6 +47,25 @@ describe('the invoice hash', () => {
     expect(invoiceHash(xml.replace('<cbc:PayableAmount currencyID="SAR">40.00<', '<cbc:PayableAmount currencyID="SAR">40.01<'))).not.toBe(h);
     const qrText = /<cbc:ID>QR<\/cbc:ID>\s*<cac:Attachment>\s*<cbc:EmbeddedDocumentBinaryObject[^>]*>([^<]+)</.exec(xml)![1];
     expect(invoiceHash(xml.replace(qrText, Buffer.from('another QR').toString('base64')))).toBe(h);
+  });
+
+  it('its canonical form is libxml2\'s C14N of the document without the three parts (escapes, Arabic, a stamp included)', async () => {
+    const awkward = standardInvoice({ customer: { ...standardInvoice().customer!, name: 'Smith & Sons <KSA> "Ltd" \'KSA\' | سميث وأبناؤه' } });
+    const { privateKeyPem, csrPem } = makeKeyAndCsr({
+      environment: 'sandbox', commonName: 'TST', organizationName: 'Org', organizationUnit: 'Unit', solutionName: 'Diwan', model: '1', deviceSerial: '1',
+      vatNumber: '310122393500003', invoiceType: '1100', registeredAddress: 'RRRD2929', businessCategory: 'Supplies',
+    });
+    const stamped = sign(buildXml(awkward), { privateKeyPem, certificatePem: issueCertificate(csrPem, makeTestCa()), signingTime: new Date() }).xml;
+    for (const xml of [buildXml(awkward), stamped]) {
+      const without = xml
+        .replace(/<ext:UBLExtensions>[\s\S]*?<\/ext:UBLExtensions>/, '')
+        .replace(/<cac:Signature>[\s\S]*?<\/cac:Signature>/, '')
+        .replace(/<cac:AdditionalDocumentReference>\s*<cbc:ID>QR<\/cbc:ID>[\s\S]*?<\/cac:AdditionalDocumentReference>/, '');
+      const libxml2 = await validateXML({ xml: { fileName: 'doc.xml', contents: without }, normalization: 'c14n' });
+      expect(libxml2.normalized).toContain('Smith &amp; Sons &lt;KSA&gt; "Ltd"');
+      // xmllint ends what it prints with a newline; C14N itself has none after the root element.
+      expect(canonicalForHash(xml)).toBe(libxml2.normalized.replace(/\n$/, ''));
+    }
   });
 
   it('is SHA-256 of the canonical form, in base64', () => {
