@@ -119,6 +119,15 @@ describe('the e-invoice XML', () => {
     expect(texts(debit, 'PaymentMeans/InstructionNote')).toEqual(['رسوم توصيل لم تُحتسب | Delivery fee not charged']);
   });
 
+  it('a document in US dollars gives its VAT in SAR in the second tax total', async () => {
+    const xml = buildXml(simplifiedInvoice({ currency: 'USD', taxAmountInSar: 1958 }));
+    expect(xml).toContain('<cbc:TaxAmount currencyID="SAR">19.58</cbc:TaxAmount>');
+    expect(xml).toContain('<cbc:PayableAmount currencyID="USD">40.00</cbc:PayableAmount>');
+    expect(texts(xml, 'DocumentCurrencyCode')).toEqual(['USD']);
+    expect(texts(xml, 'TaxCurrencyCode')).toEqual(['SAR']);
+    expect((await validateUbl(xml)).errors).toEqual([]);
+  });
+
   it('text is escaped: a name with & and < stays well-formed and reads back the same', () => {
     const doc = standardInvoice({ customer: { ...standardInvoice().customer!, name: 'Smith & Sons <KSA>' } });
     expect(texts(buildXml(doc), 'AccountingCustomerParty/Party/PartyLegalEntity/RegistrationName')).toEqual(['Smith & Sons <KSA>']);
@@ -138,6 +147,7 @@ describe('the e-invoice XML', () => {
     expect(() => buildXml(bad)).toThrow(/issueTime must be HH:MM:SS.*billingReference and reason.*quantity must be a decimal string/);
     const noReason = standardInvoice({ taxSubtotals: standardInvoice().taxSubtotals.map((s) => ({ ...s, exemptionReasonCode: undefined })) });
     expect(() => buildXml(noReason)).toThrow(/tax subtotal Z: needs an exemption reason code and text; tax subtotal E: needs/);
+    expect(() => buildXml(simplifiedInvoice({ currency: 'USD' }))).toThrow(/not in SAR needs taxAmountInSar/);
   });
 
   it('figures that do not add up are refused as ZATCA would reject them (BR-CO-10/14/15, BR-S-08/09)', () => {

@@ -20,6 +20,7 @@ function formatProblems(doc: ZatcaDocument): string[] {
   if (doc.kind !== 'invoice' && (doc.billingReference === undefined || doc.reason === undefined))
     problems.push('a credit or debit note needs billingReference and reason');
   if (doc.lines.length === 0) problems.push('a document needs at least one line');
+  if ((doc.currency ?? 'SAR') !== 'SAR' && doc.taxAmountInSar === undefined) problems.push('a document not in SAR needs taxAmountInSar (BR-KSA-97)');
   for (const l of doc.lines) {
     if (!/^\d+(\.\d+)?$/.test(l.quantity)) problems.push(`line ${l.id}: quantity must be a decimal string`);
     if (l.taxCategory !== 'S' && l.taxPercent !== 0) problems.push(`line ${l.id}: category ${l.taxCategory} has a 0 % rate`);
