@@ -68,6 +68,11 @@ describe('the invoice hash', () => {
     }
   });
 
+  it('refuses what is not well-formed XML rather than hash a parser\'s guess', () => {
+    expect(() => invoiceHash('<Invoice><cbc:ID>1</Invoice>')).toThrow(/not well-formed XML/);
+    expect(() => invoiceHash('not xml')).toThrow(/not well-formed XML: no root element/);
+  });
+
   it('is SHA-256 of the canonical form, in base64', () => {
     const xml = buildXml(standardInvoice());
     expect(invoiceHash(xml)).toBe(createHash('sha256').update(canonicalForHash(xml)).digest('base64'));
