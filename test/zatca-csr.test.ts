@@ -2,7 +2,7 @@
 // the same ASN.1 library and with node:crypto, and a certificate issued from it by a local CA.
 import { createPublicKey, X509Certificate } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { CERTIFICATE_TEMPLATE, issueCertificate, makeKeyAndCsr, makeTestCa, readCertificate, readCsr, type CsrInfo } from '../apps-installed/invoicing/zatca/index.ts';
+import { CERTIFICATE_TEMPLATE, certificateFromSecurityToken, issueCertificate, makeKeyAndCsr, makeTestCa, readCertificate, readCsr, type CsrInfo } from '../apps-installed/invoicing/zatca/index.ts';
 
 const INFO: CsrInfo = {
   environment: 'simulation',
@@ -82,6 +82,13 @@ describe('the onboarding key and CSR', () => {
     const read = readCertificate(pem);
     expect(read.issuerName).toBe('CN=DIWAN-TEST-ZATCA-CA, DC=extgazt, DC=gov, DC=local');
     expect(read.serialNumber).toBe(BigInt(`0x${cert.serialNumber}`).toString());
+  });
+
+  it('reads the certificate out of a CSID answer\'s binarySecurityToken (base64 of the base64 text)', () => {
+    const pem = issueCertificate(made.csrPem, makeTestCa());
+    const token = Buffer.from(pem.replace(/-----[A-Z ]+-----/g, '').replace(/\s/g, '')).toString('base64');
+    expect(new X509Certificate(certificateFromSecurityToken(token)).raw).toEqual(new X509Certificate(pem).raw);
+    expect(() => certificateFromSecurityToken(Buffer.from('not a certificate').toString('base64'))).toThrow(/does not hold a base64 certificate/);
   });
 
   it('the CA refuses to sign with a key that is not its own', () => {

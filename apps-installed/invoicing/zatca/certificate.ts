@@ -36,6 +36,16 @@ export function pemBody(pem: string): string {
   return pem.replace(/-----(BEGIN|END) [A-Z ]+-----/g, '').replace(/\s+/g, '');
 }
 
+/**
+ * ZATCA's CSID answers carry the certificate as `binarySecurityToken`: base64 of the certificate's
+ * own base64 text. This gives the PEM that `sign` and `readCertificate` take.
+ */
+export function certificateFromSecurityToken(binarySecurityToken: string): string {
+  const body = Buffer.from(binarySecurityToken, 'base64').toString('ascii').replace(/\s+/g, '');
+  if (!/^MII[A-Za-z0-9+/]+=*$/.test(body)) throw new Error('binarySecurityToken does not hold a base64 certificate');
+  return `-----BEGIN CERTIFICATE-----\n${body.match(/.{1,64}/g)!.join('\n')}\n-----END CERTIFICATE-----\n`;
+}
+
 export function hexDigestBase64(text: string): string {
   return Buffer.from(createHash('sha256').update(text, 'utf8').digest('hex')).toString('base64');
 }

@@ -15,6 +15,6 @@ export { sign, signHash, type SignOptions, type Signed } from './sign.ts';
 export { qr, parseQr, type QrFields } from './qr.ts';
 export { makeKeyAndCsr, csrFor, CERTIFICATE_TEMPLATE, type CsrInfo, type KeyAndCsr, type ZatcaEnvironment } from './csr.ts';
 export { readCsr, type CsrContents } from './csr-read.ts';
-export { readCertificate, type SigningCertificate } from './certificate.ts';
+export { readCertificate, certificateFromSecurityToken, type SigningCertificate } from './certificate.ts';
 export { makeTestCa, issueCertificate, type TestCa } from './test-ca.ts';
 export { formatAmount } from './amounts.ts';
