@@ -5,16 +5,10 @@
  */
 import { formatAmount, formatPercent } from './amounts.ts';
 import { checkDocument } from './document-checks.ts';
+import { NS } from './namespaces.ts';
 import { qr } from './qr.ts';
 import type { Address, DocumentLine, Party, TaxCategory, TaxSubtotal, ZatcaDocument } from './types.ts';
 import { el, render, type XmlElement } from './xml-writer.ts';
-
-export const NS = {
-  inv: 'urn:oasis:names:specification:ubl:schema:xsd:Invoice-2',
-  cac: 'urn:oasis:names:specification:ubl:schema:xsd:CommonAggregateComponents-2',
-  cbc: 'urn:oasis:names:specification:ubl:schema:xsd:CommonBasicComponents-2',
-  ext: 'urn:oasis:names:specification:ubl:schema:xsd:CommonExtensionComponents-2',
-} as const;
 
 const TYPE_CODE = { invoice: '388', credit: '381', debit: '383' } as const;
 const SUBTYPE_NAME = { standard: '0100000', simplified: '0200000' } as const;

@@ -8,7 +8,7 @@
 import { createHash } from 'node:crypto';
 import { DOMParser } from '@xmldom/xmldom';
 import { C14nCanonicalization } from 'xml-crypto';
-import { NS } from './build-xml.ts';
+import { NS } from './namespaces.ts';
 
 /** ZATCA's PIH for a company's first document: base64 of the hex SHA-256 of "0". */
 export const INITIAL_PIH = Buffer.from(createHash('sha256').update('0').digest('hex')).toString('base64');
@@ -43,7 +43,7 @@ export function invoiceHash(xml: string): string {
   return createHash('sha256').update(canonicalForHash(xml), 'utf8').digest('base64');
 }
 
-export function childText(parent: Element, ns: string, localName: string): string | undefined {
+function childText(parent: Element, ns: string, localName: string): string | undefined {
   for (const c of Array.from(parent.childNodes)) {
     if (c.nodeType === 1 && (c as Element).namespaceURI === ns && (c as Element).localName === localName) return (c.textContent ?? '').trim();
   }
