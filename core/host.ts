@@ -10,6 +10,7 @@ import { createTranslator, pickLanguage } from './kernel/i18n/i18n.ts';
 import { DiwanError } from './kernel/errors/diwan-error.ts';
 import { EventStreams } from './events/event-stream.ts';
 import { Scheduler } from './apps/scheduler.ts';
+import { JobRunner, jobsConfig, type JobsConfig } from './apps/jobs.ts';
 import { Pipeline, requestPath } from './http/pipeline.ts';
 import { mountAppRoutes } from './http/app-routes.ts';
 import { makeAuthenticate, makeStillValid } from './http/auth.ts';
@@ -38,6 +39,8 @@ export interface HostOptions extends Omit<ServiceOptions, 'logger' | 'tr'> {
   logger?: boolean;
   /** The event stream's pace (tests): how often other processes' events are looked for, and the heartbeat that rechecks the key. */
   eventStream?: { pollMs?: number; heartbeatMs?: number };
+  /** The apps' jobs: ladder, jitter, time-out, lease, concurrency, poll (core/apps/jobs.ts's defaults otherwise); `random` for the jitter (tests). */
+  jobs?: Partial<JobsConfig> & { random?: () => number };
 }
 
 /** Every service, and the HTTP surface serving them. */
@@ -46,6 +49,8 @@ export interface Host extends AllServices {
   /** Live readers of the company's events (the event stream). */
   streams: EventStreams;
   scheduler: Scheduler;
+  /** Runs the apps' durable jobs (a worker's; tests drive it with `runDue()`). */
+  jobRunner: JobRunner;
   pipeline: Pipeline;
   /** The OpenAPI document, as JSON text. */
   openapi(): Promise<string>;
@@ -71,6 +76,17 @@ export async function buildHost(opts: HostOptions = {}): Promise<Host> {
   const { storage, clock, companies, keys, sessions, permissions, audit, runtime, lifecycle, catalogue, webhooks, eventLog } = s;
   const streams = new EventStreams(s.outbox, eventLog, { pollMs: opts.eventStream?.pollMs });
   const scheduler = new Scheduler(runtime, companies, clock, undefined, (err, where) => app.log.error({ err, ...where }, 'scheduled firing failed'));
+  const { random: jobRandom, ...jobSettings } = opts.jobs ?? {};
+  const jobRunner = new JobRunner({
+    db: storage.db, repo: storage.jobs, jobs: runtime.jobs, clock, config: jobsConfig(jobSettings), random: jobRandom,
+    host: {
+      handler: (appId, name) => runtime.jobHandler(appId, name),
+      isEnabled: (companyId, appId) => runtime.isEnabled(companyId, appId),
+      contextFor: (appId, caller) => runtime.contextFor(appId, caller),
+      company: (id) => companies.get(id),
+    },
+    onError: (err, job) => app.log.warn({ err, job }, 'job attempt failed'),
+  });
 
   const authenticate = makeAuthenticate({
     keys, sessions,
@@ -156,6 +172,7 @@ export async function buildHost(opts: HostOptions = {}): Promise<Host> {
     if (roles.worker) {
       webhooks.start();
       scheduler.start();
+      jobRunner.start();
     }
   };
   app.addHook('onListen', async () => start());
@@ -164,12 +181,13 @@ export async function buildHost(opts: HostOptions = {}): Promise<Host> {
 
   await app.ready();
   const host: Host = Object.assign(s, {
-    app, streams, scheduler, pipeline, start, draining,
+    app, streams, scheduler, jobRunner, pipeline, start, draining,
     openapi: async () => (await openapiDocument()).json,
     async close() {
       draining = true;
       await app.close();
       await scheduler.stop();
+      await jobRunner.stop();
       await webhooks.stop();
       await storage.close();
       if (ownTempDir) fs.rmSync(config.dataDir, { recursive: true, force: true });

@@ -60,7 +60,52 @@ export interface AppContext {
   can(permission: string): boolean;
   /** Runs `fn` in one transaction (joined with the current write when there is one). */
   transaction<T>(fn: () => Promise<T>): Promise<T>;
+  /** The app's durable jobs (declared in `defineApp({ jobs })`): see `JobsHandle`. */
+  jobs: JobsHandle;
 }
+
+export interface EnqueueOptions {
+  /**
+   * Idempotency: a job of this app in this company with the same key is not enqueued again;
+   * the call answers the one already there (whatever its state), with `created: false`.
+   */
+  key?: string;
+  /** Run no sooner than this many milliseconds from now (0 by default). */
+  delayMs?: number;
+}
+
+/**
+ * Enqueues a job for the host's workers. Inside a write (a route, a hook, `transaction`) the job
+ * commits with that write or not at all; outside one it commits on its own. The payload is
+ * stored as JSON (plain data: ids, not documents).
+ */
+export interface JobsHandle {
+  enqueue(name: string, payload?: unknown, opts?: EnqueueOptions): Promise<{ id: string; created: boolean }>;
+}
+
+/** What a job handler receives beside its payload: the app's context in the job's company, and the attempt. */
+export interface JobContext extends AppContext {
+  job: {
+    id: string;
+    name: string;
+    /** 1 for the first attempt. */
+    attempt: number;
+    /** After this attempt fails, the job is `failed`. */
+    maxAttempts: number;
+    key: string | null;
+  };
+  /** Aborted when the attempt's time is up (pass it to `fetch`): the attempt then fails and is retried. */
+  signal: AbortSignal;
+}
+
+/**
+ * A job handler. Its writes (`ctx.docs…`, `ctx.events.emit`) run in one unit of work per
+ * attempt, committed together with the job's success; a throw rolls them back and the job is
+ * retried along the host's ladder (with jitter) until it fails for good. Work outside the
+ * database (an HTTP call) may run again after a crash: make it idempotent (a key the other side
+ * recognises).
+ */
+export type JobHandler = (payload: any, ctx: JobContext) => void | Promise<void>;
 
 /**
  * Hooks run inside the write's transaction. `before*` may change the document (set computed,
@@ -130,6 +175,8 @@ export interface AppDefinition {
   routes?: AppRoute<any>[];
   hooks?: Record<string, DocHooks>;
   migrations?: AppMigration[];
+  /** Durable jobs by name, enqueued with `ctx.jobs.enqueue(name, payload)`. */
+  jobs?: Record<string, JobHandler>;
 }
 
 export function defineApp(def: AppDefinition): AppDefinition {

@@ -1,6 +1,6 @@
 // Services bound to one app and one caller's company (the Backstage `forPlugin` shape): an app
 // reaches its data, strings, audit and events only through this object, never the host.
-import type { AppContext, DocHandle } from '../../sdk/define-app.ts';
+import type { AppContext, DocHandle, EnqueueOptions } from '../../sdk/define-app.ts';
 import type { UnitOfWork } from '../audit/unit-of-work.ts';
 import type { Db } from '../storage/db.ts';
 import type { Translator } from '../kernel/i18n/i18n.ts';
@@ -26,6 +26,8 @@ export interface ContextDeps {
   checkEmit(topic: string, data: unknown): void;
   /** Refuses (APP_ERROR) an audit action the catalogue has no audit topic for. */
   checkAudit(resource: string, action: string): void;
+  /** Enqueues one of the app's jobs (refusing a name it declares no handler for), in the caller's transaction. */
+  enqueue(caller: Caller, name: string, payload: unknown, opts?: EnqueueOptions): Promise<{ id: string; created: boolean }>;
 }
 
 export function docHandle(dt: DocType, caller: Caller): DocHandle {
@@ -115,6 +117,10 @@ class BoundContext implements AppContext {
 
   transaction<T>(fn: () => Promise<T>): Promise<T> {
     return this.deps.db.transaction(fn);
+  }
+
+  get jobs(): AppContext['jobs'] {
+    return { enqueue: (name, payload, opts) => this.deps.enqueue(this.caller, name, payload, opts) };
   }
 }
 

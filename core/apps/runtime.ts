@@ -4,7 +4,7 @@
 // OpenAPI and catalogue caches) hear of it.
 import semver from 'semver';
 import type { Manifest, EventFamilyDecl, TopicDecl } from '../../manifests/manifest.schema.ts';
-import type { AppContext, AppDefinition } from '../../sdk/define-app.ts';
+import type { AppContext, AppDefinition, JobHandler } from '../../sdk/define-app.ts';
 import type { Storage } from '../storage/open.ts';
 import type { InstallRecord, InstallSummary } from '../storage/repos/installs.ts';
 import { migrate, schemaGap, isCurrent } from '../storage/migrate.ts';
@@ -26,6 +26,7 @@ import { DocType, type Caller, type ResolvedTopic } from './doc-type.ts';
 import { docTypePermissions } from './manifest-check.ts';
 import { loadDefinition, type AppSource } from './app-source.ts';
 import { routesForApp, type AppRoute } from './routes-for-app.ts';
+import { AppJobs } from './jobs.ts';
 
 export interface LoadedApp {
   source: AppSource;
@@ -83,10 +84,13 @@ export class AppRuntime {
 
   /** Each company's settings of each app. */
   readonly settings: AppSettings;
+  /** The apps' durable jobs (enqueueing; the workers' JobRunner runs them). */
+  readonly jobs: AppJobs;
 
   constructor(readonly deps: RuntimeDeps) {
     deps.storage.changes.on('installs', () => this.installCache.clear());
     this.settings = new AppSettings({ installs: deps.storage.installs, uow: deps.uow, clock: deps.clock, tr: deps.tr });
+    this.jobs = new AppJobs({ db: deps.storage.db, repo: deps.storage.jobs, clock: deps.clock });
   }
 
   /** Hears every load and unload (the app's id). */
@@ -302,10 +306,22 @@ export class AppRuntime {
         docType: (ref) => this.resolveDocType(app, ref),
         checkEmit: (topic, data) => this.checkEmit(app, topic, data),
         checkAudit: (resource, action) => this.checkAudit(app, resource, action),
+        enqueue: (caller, name, payload, opts) => {
+          if (typeof app.def.jobs?.[name] !== 'function') {
+            throw new DiwanError('APP_ERROR', [{ app: app.manifest.id, rule: 'undeclared_job', job: name }], { app: app.manifest.id, reason: `the app declares no job ${name} (defineApp({ jobs }))` });
+          }
+          return this.jobs.enqueue(app.manifest.id, caller, name, payload, opts);
+        },
       };
       this.contextDeps.set(app, deps);
     }
     return appContext(deps, caller);
+  }
+
+  /** An app's job handler, if the app is loaded and declares it. */
+  jobHandler(appId: string, name: string): JobHandler | undefined {
+    const h = this.apps.get(appId)?.def.jobs?.[name];
+    return typeof h === 'function' ? h : undefined;
   }
 
   /** Services bound to an app and a caller: what hooks, routes and migrations receive. */

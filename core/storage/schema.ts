@@ -217,6 +217,38 @@ export const tables: TableDef[] = [
     columns: { doc_table: text, doc_id: text, schedule: text, occurrence: text, company_id: text, fired_at: text },
     primaryKey: ['doc_table', 'doc_id', 'schedule', 'occurrence'],
   },
+  {
+    // Apps' durable jobs (core/apps/jobs.ts): enqueued in a request's unit of work, run by the
+    // workers under a lease (as webhook deliveries are), retried on the ladder, then `failed`.
+    // States: `pending` (due at next_run_at), `running` (leased until lease_until), `done`, `failed`.
+    name: 'app_jobs',
+    columns: {
+      seq, id: { ...text, unique: true }, company_id: text, app_id: text, name: text, payload: text,
+      // The app's idempotency key: enqueueing the same key again answers the job already there.
+      job_key: textNull,
+      state: text, attempts: { ...int, default: 0 }, next_run_at: bigintNull,
+      // While running: until when (unix ms) the worker that took it holds it, and the token of that take (fencing).
+      lease_until: bigintNull, lease_token: textNull,
+      last_error: textNull,
+      // Who enqueued it, and in which language: the handler's context.
+      actor_type: text, actor_id: text, lang: text, request_id: textNull,
+      created_at: text, updated_at: text, finished_at: textNull,
+    },
+    unique: [['company_id', 'app_id', 'job_key']],
+    indexes: {
+      app_jobs_due: { columns: ['next_run_at', 'seq'], where: "state = 'pending'" },
+      app_jobs_leases: { columns: ['lease_until'], where: "state = 'running'" },
+      app_jobs_company: { columns: ['company_id', 'app_id', 'seq'] },
+    },
+  },
+  {
+    // One row per attempt of a job: how it ended (`done`, `error`, `timeout`, `lease_expired`, `interrupted`).
+    name: 'app_job_attempts',
+    columns: {
+      seq, job_id: text, company_id: text, attempt: int, started_at: text, ended_at: text, duration_ms: int, outcome: text, error: textNull,
+    },
+    indexes: { app_job_attempts_job: { columns: ['job_id', 'seq'] } },
+  },
 ];
 
 export const tableByName = new Map(tables.map((t) => [t.name, t]));
