@@ -18,3 +18,7 @@ export { readCsr, type CsrContents } from './csr-read.ts';
 export { readCertificate, certificateFromSecurityToken, type SigningCertificate } from './certificate.ts';
 export { makeTestCa, issueCertificate, type TestCa } from './test-ca.ts';
 export { formatAmount } from './amounts.ts';
+export {
+  submit, submitInvoice, submissionRequest, answer, modeOf, ZATCA_BASE_URLS,
+  type SubmissionMode, type SubmissionDocument, type SubmissionResult, type SubmitOptions, type ZatcaMessage, type ZatcaGateway,
+} from './submit.ts';
