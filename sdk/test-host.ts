@@ -72,6 +72,8 @@ export interface TestHost {
   clock: { now(): number; advance(ms: number): void; set(ms: number): void };
   /** Fires the schedules due at the clock's time; returns how many events were written. */
   runSchedules(): Promise<number>;
+  /** Runs the app's jobs due at the clock's time (retries once the clock reaches them); returns the attempts made. */
+  runJobs(): Promise<number>;
   close(): Promise<void>;
 }
 
@@ -145,6 +147,7 @@ export async function createTestHost(opts: TestHostOptions): Promise<TestHost> {
         if (h.scheduler.lastTickErrors.length) throw h.scheduler.lastTickErrors[0];
         return fired;
       },
+      runJobs: () => h.jobRunner.runDue(),
       async events(q = {}) {
         const rows = (await h.storage.outbox.recent(company.id, 10_000)).reverse();
         return rows.filter((r) => !q.topic || r.topic === q.topic).map((r) => ({ id: r.id, topic: r.topic, data: JSON.parse(r.data), test: r.test, createdAt: r.createdAt }));
