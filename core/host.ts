@@ -146,7 +146,7 @@ export async function buildHost(opts: HostOptions = {}): Promise<Host> {
   app.addHook('onRequest', (request, _reply, done) => done(request.is404 ? notFound(request) : undefined));
   let draining = false;
   const roles = config.roles;
-  opsRoutes(app, { storage, clock, dispatcher: webhooks.dispatcher, scheduler, draining: () => draining, roles });
+  opsRoutes(app, { storage, clock, dispatcher: webhooks.dispatcher, scheduler, jobs: jobRunner, draining: () => draining, roles });
   // A worker-only process serves its health and metrics, not the API.
   if (roles.api) {
     app.route({

@@ -142,6 +142,23 @@ describe.each(databases())('apps’ durable jobs ($name)', (db) => {
     expect((await parcel(id)).deliveries).toBe(1);
   });
 
+  it('the worker loop runs a job as soon as it is committed, and stops when told', async () => {
+    host.jobRunner.start();
+    try {
+      const id = await ship();
+      const until = Date.now() + 10_000;
+      while ((await parcel(id)).deliveries !== 1 && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
+      expect(await parcel(id)).toMatchObject({ deliveries: 1, notice: 'sent on attempt 1' });
+      expect((await jobOf(id)).state).toBe('done');
+    } finally {
+      await host.jobRunner.stop();
+    }
+    const later = await ship();
+    await new Promise((r) => setTimeout(r, 200));
+    expect((await jobOf(later)).state).toBe('pending');
+    expect(await host.jobRunner.runDue()).toBe(1);
+  });
+
   it('a worker killed mid-attempt loses nothing: once its lease ends the job runs again, exactly once more', async () => {
     const id = await ship({ hangOnFirst: true });
     const child = await spawnChild('test/jobs-child.ts', [loc.url ?? loc.file, path.join(root, 'child'), JSON.stringify(JOBS), path.join(root, 'parcels-1.0.0')]);

@@ -7,6 +7,7 @@ import type { Storage } from '../storage/open.ts';
 import type { Clock } from '../kernel/clock.ts';
 import type { Dispatcher } from '../webhooks/dispatcher.ts';
 import type { Scheduler } from '../apps/scheduler.ts';
+import type { JobRunner } from '../apps/jobs.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -20,6 +21,8 @@ export interface OpsDeps {
   clock: Clock;
   dispatcher: Dispatcher;
   scheduler: Scheduler;
+  /** The apps' jobs this process runs (absent: none). */
+  jobs?: JobRunner;
   /** True once a shutdown began: new work goes elsewhere. */
   draining(): boolean;
   /** The roles this process runs. */
@@ -64,6 +67,16 @@ export function opsRoutes(app: FastifyInstance, deps: OpsDeps): void {
     collect() {
       this.reset();
       for (const [result, n] of deps.dispatcher.attemptsByResult) this.inc({ result }, n);
+    },
+  });
+  new client.Counter({
+    name: 'diwan_job_attempts_total',
+    help: "Attempts of apps' jobs made by this process, by how they ended (done, error, timeout, fenced)",
+    labelNames: ['outcome'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const [outcome, n] of deps.jobs?.outcomes ?? []) this.inc({ outcome }, n);
     },
   });
   new client.Gauge({
