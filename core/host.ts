@@ -79,12 +79,7 @@ export async function buildHost(opts: HostOptions = {}): Promise<Host> {
   const { random: jobRandom, ...jobSettings } = opts.jobs ?? {};
   const jobRunner = new JobRunner({
     db: storage.db, repo: storage.jobs, jobs: runtime.jobs, clock, config: jobsConfig(jobSettings), random: jobRandom,
-    host: {
-      handler: (appId, name) => runtime.jobHandler(appId, name),
-      isEnabled: (companyId, appId) => runtime.isEnabled(companyId, appId),
-      contextFor: (appId, caller) => runtime.contextFor(appId, caller),
-      company: (id) => companies.get(id),
-    },
+    host: runtime.jobHost(),
     onError: (err, job) => app.log.warn({ err, job }, 'job attempt failed'),
   });
 

@@ -9,6 +9,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildHost, type Host } from '../core/host.ts';
 import { ManualClock } from '../core/kernel/clock.ts';
+import { JobRunner, jobsConfig, type JobsConfig } from '../core/apps/jobs.ts';
 import { databases, type Location } from './db.ts';
 import { pgHosts } from './pg-hosts.ts';
 import { tempDir } from './fixtures.ts';
@@ -122,6 +123,42 @@ describe.each(databases())('apps’ durable jobs ($name)', (db) => {
     expect(await host.jobRunner.runDue()).toBe(0);
     expect((await parcel(id)).deliveries).toBeUndefined();
     expect(Number(await notices(id))).toBe(0);
+  });
+
+  /** Another worker on the same host's database, with its own settings and randomness. */
+  const runner = (config: Partial<JobsConfig>, random: () => number) =>
+    new JobRunner({ db: host.storage.db, repo: host.storage.jobs, jobs: host.runtime.jobs, host: host.runtime.jobHost(), clock, config: jobsConfig({ ...JOBS, ...config }), random });
+
+  it('moves each retry by its jitter, never past the bound (±10 % of the step, under half the gap to the next)', async () => {
+    const late = await ship({ failTimes: 1 });
+    const t0 = clock.now();
+    expect(await runner({}, () => 0.999).runDue()).toBe(1);
+    // 10 s + (2·0.999 − 1) · 1 s.
+    expect((await jobOf(late)).nextRunAt).toBe(new Date(t0 + 10_998).toISOString());
+    const early = await ship({ failTimes: 1 });
+    expect(await runner({}, () => 0).runDue()).toBe(1);
+    expect((await jobOf(early)).nextRunAt).toBe(new Date(t0 + 9000).toISOString());
+    clock.advance(11_000);
+    expect(await host.jobRunner.runDue()).toBe(2);
+    expect([(await parcel(late)).deliveries, (await parcel(early)).deliveries]).toEqual([1, 1]);
+  });
+
+  it('fails an attempt that outlasts its time: rolled back, retried, and a late write of its handler refused', async () => {
+    const id = await ship({ workMs: 400 });
+    const quick = runner({ timeoutMs: 100, leaseMs: 1100 }, () => 0.5);
+    expect(await quick.runDue()).toBe(1);
+    let job = await jobOf(id);
+    expect(job).toMatchObject({ state: 'pending', attempts: 1, lastError: 'the attempt took longer than 100 ms' });
+    expect(job.attemptLog.map((a) => a.outcome)).toEqual(['timeout']);
+    // The handler wakes after its time and tries to write: nothing lands.
+    await new Promise((r) => setTimeout(r, 500));
+    expect((await parcel(id)).deliveries).toBeUndefined();
+    expect(quick.outcomes.get('timeout')).toBe(1);
+    clock.advance(10_000);
+    expect(await host.jobRunner.runDue()).toBe(1);
+    job = await jobOf(id);
+    expect(job.state).toBe('done');
+    expect((await parcel(id)).deliveries).toBe(1);
   });
 
   it('enqueues in the request’s unit of work (a refused request leaves no job) and once per key', async () => {

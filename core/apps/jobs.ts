@@ -154,6 +154,33 @@ const errorText = (err: unknown): string => {
 
 class Fenced extends Error {}
 
+/**
+ * The handler's context for one attempt: the app's context in the job's company, with the job
+ * and the attempt's signal. Once the attempt is over (its time was up and it was rolled back),
+ * the context writes nothing more: a handler that ignored its signal cannot write outside the
+ * attempt's unit of work.
+ */
+function attemptContext(base: AppContext, job: JobContext['job'], signal: AbortSignal, isOver: () => boolean): JobContext {
+  const guard = <A extends unknown[], R>(fn: (...a: A) => R) => (...a: A): R => {
+    if (isOver()) throw new Error(`the attempt of job ${job.id} is over (its time was up): its context writes nothing more`);
+    return fn(...a);
+  };
+  const own: Partial<JobContext> = {
+    job,
+    signal,
+    docs: (type: string) => {
+      const h = base.docs(type);
+      return { get: h.get, list: h.list, create: guard(h.create), update: guard(h.update), transition: guard(h.transition), remove: guard(h.remove) };
+    },
+    events: { emit: guard(base.events.emit) },
+    audit: { record: guard(base.audit.record) },
+    jobs: { enqueue: guard(base.jobs.enqueue) },
+    transaction: <T,>(fn: () => Promise<T>): Promise<T> => guard(() => base.transaction(fn))(),
+  };
+  // Own properties over the base's (some of which are getters, which assignment could not replace).
+  return Object.create(base, Object.fromEntries(Object.entries(own).map(([k, value]) => [k, { value, enumerable: true }]))) as JobContext;
+}
+
 export class JobRunner {
   private running = new Map<string, { token: string; done: Promise<void> }>();
   private started = false;
@@ -229,10 +256,8 @@ export class JobRunner {
       if (!(await host.isEnabled(r.company_id, r.app_id))) throw new Error(`the app ${r.app_id} is not enabled in the company`);
       const caller: Caller = { company, actor: { type: 'system', id: 'jobs' }, lang: (r.lang === 'ar' ? 'ar' : 'en') as Lang, requestId: r.request_id };
       const abort = new AbortController();
-      const ctx: JobContext = Object.assign(Object.create(host.contextFor(r.app_id, caller)) as AppContext, {
-        job: { id: r.id, name: r.name, attempt: r.attempts, maxAttempts: max, key: r.job_key },
-        signal: abort.signal,
-      });
+      let over = false;
+      const ctx = attemptContext(host.contextFor(r.app_id, caller), { id: r.id, name: r.name, attempt: r.attempts, maxAttempts: max, key: r.job_key }, abort.signal, () => over);
       let timer: NodeJS.Timeout | undefined;
       const timeUp = new Promise<never>((_, reject) => {
         timer = setTimeout(() => {
@@ -258,6 +283,7 @@ export class JobRunner {
         }, { lazy: true });
       } finally {
         clearTimeout(timer);
+        over = true;
       }
     } catch (err) {
       error = err;

@@ -26,7 +26,7 @@ import { DocType, type Caller, type ResolvedTopic } from './doc-type.ts';
 import { docTypePermissions } from './manifest-check.ts';
 import { loadDefinition, type AppSource } from './app-source.ts';
 import { routesForApp, type AppRoute } from './routes-for-app.ts';
-import { AppJobs } from './jobs.ts';
+import { AppJobs, type JobHost } from './jobs.ts';
 
 export interface LoadedApp {
   source: AppSource;
@@ -316,6 +316,16 @@ export class AppRuntime {
       this.contextDeps.set(app, deps);
     }
     return appContext(deps, caller);
+  }
+
+  /** What a JobRunner needs of the apps: their handlers, installs, contexts and companies. */
+  jobHost(): JobHost {
+    return {
+      handler: (appId, name) => this.jobHandler(appId, name),
+      isEnabled: (companyId, appId) => this.isEnabled(companyId, appId),
+      contextFor: (appId, caller) => this.contextFor(appId, caller),
+      company: (id) => this.deps.companies.get(id),
+    };
   }
 
   /** An app's job handler, if the app is loaded and declares it. */
