@@ -125,7 +125,7 @@ describe('createTestHost', () => {
 
   it('gives the test what a client sees, never the host', () => {
     expect(t).not.toHaveProperty('host');
-    expect(Object.keys(t).sort()).toEqual(['clock', 'close', 'company', 'events', 'installed', 'keyFor', 'request', 'runSchedules']);
+    expect(Object.keys(t).sort()).toEqual(['clock', 'close', 'company', 'events', 'installed', 'keyFor', 'request', 'runJobs', 'runSchedules']);
     expect(Object.keys(t.company).sort()).toEqual(['currency', 'id', 'name']);
   });
 
