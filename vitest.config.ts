@@ -39,7 +39,7 @@ const common = {
  * - test/browser/*: the console in Chromium (its API calls are the suite's own, above);
  * - the files that choose their databases themselves (`databases()`, test/pg-hosts.ts): they run
  *   once, in the `sqlite` project, on both (core/storage/storage.test.ts, test/two-hosts.test.ts,
- *   cli/roles.test.ts) or on PostgreSQL alone (test/change-feed.test.ts, test/shared-limits.test.ts,
+ *   cli/roles.test.ts, test/app-jobs.test.ts, test/zatca-submission-jobs.test.ts) or on PostgreSQL alone (test/change-feed.test.ts, test/shared-limits.test.ts,
  *   test/scheduler-workers.test.ts, test/webhooks-workers.test.ts, test/multi-process.test.ts);
  * - test/database-busy.test.ts: another connection holding the SQLite file's write lock;
  * - the files without a host (schemas, manifests, docs, strings, signing, app packaging).
