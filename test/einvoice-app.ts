@@ -67,9 +67,7 @@ export function einvoiceManifest(): Manifest {
 
 export const einvoiceServer = (zatcaModule: string) => `
 import { defineApp } from 'diwan/sdk';
-import { submitInvoice } from ${JSON.stringify(zatcaModule)};
-
-const line = (m) => m.code + ': ' + m.message;
+import { submitInvoice, outcomeOf } from ${JSON.stringify(zatcaModule)};
 
 export default defineApp({
   id: 'einv',
@@ -87,23 +85,19 @@ export default defineApp({
       // Settled by an earlier attempt whose own end was lost: nothing to do.
       if (!inv || inv.zatcaStatus !== 'pending') return;
       const s = await ctx.settings.get();
-      const r = await submitInvoice(inv.kind, { uuid: inv.uuid, invoiceHash: inv.invoiceHash, xml: inv.xml }, {
+      const result = await submitInvoice(inv.kind, { uuid: inv.uuid, invoiceHash: inv.invoiceHash, xml: inv.xml }, {
         baseUrl: s.zatcaBaseUrl, credentials: { binarySecurityToken: s.csidToken, secret: s.csidSecret },
         lang: ctx.lang, timeoutMs: s.zatcaTimeoutMs, signal: ctx.signal,
       });
-      if (r.outcome === 'accepted' || r.outcome === 'rejected') {
-        const status = r.outcome === 'rejected' ? 'rejected' : r.mode === 'clearance' ? 'cleared' : 'reported';
-        const messages = [...(r.outcome === 'rejected' ? r.errors : []), ...r.warnings].map(line);
-        await invoices.update(invoiceId, {
-          zatcaStatus: status,
-          ...(messages.length ? { zatcaMessages: messages.join('\\n') } : {}),
-          ...(r.outcome === 'accepted' && r.clearedXml ? { clearedXml: r.clearedXml } : {}),
-        });
-        await ctx.events.emit('einv.invoice.' + status, { invoiceId, uuid: inv.uuid, messages });
-        return;
-      }
+      const o = outcomeOf(result);
       // A 5xx, a 429, a time-out, a refused CSID: the job tries again later.
-      throw new Error('ZATCA ' + r.outcome + ': ' + r.detail);
+      if (!o.settled) throw new Error(o.retry);
+      await invoices.update(invoiceId, {
+        zatcaStatus: o.zatcaStatus,
+        ...(o.messages.length ? { zatcaMessages: o.messages.join('\\n') } : {}),
+        ...(o.clearedXml !== undefined ? { clearedXml: o.clearedXml } : {}),
+      });
+      await ctx.events.emit('einv.invoice.' + o.zatcaStatus, { invoiceId, uuid: inv.uuid, messages: o.messages });
     },
   },
 });

@@ -4,7 +4,7 @@
 // CSID, a server fault, a rate limit, a time-out, and the duplicate answers that make a
 // resubmission safe.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { submit, submitInvoice, submissionRequest, ZATCA_BASE_URLS } from '../apps-installed/invoicing/zatca/index.ts';
+import { answer, outcomeOf, submit, submitInvoice, submissionRequest, ZATCA_BASE_URLS } from '../apps-installed/invoicing/zatca/index.ts';
 import { REJECTION, startZatcaStandIn, WARNING, type StandIn } from './zatca-stand-in.ts';
 import { CSID, issuedDocument } from './zatca-submission-kit.ts';
 
@@ -108,6 +108,19 @@ describe('submitting to ZATCA (the client against the stand-in)', () => {
     const again = await submitInvoice('standard', standard, opts());
     expect(again).toMatchObject({ outcome: 'accepted', status: 'CLEARED', httpStatus: 208, duplicate: true, warnings: [expect.objectContaining({ category: 'Duplicate-Invoice' })] });
     expect(again.outcome === 'accepted' && again.clearedXml).toBe(standard.xml);
+  });
+
+  it('tells what each answer means for the invoice: its zatcaStatus and messages, or a retry', () => {
+    expect(outcomeOf(answer('reporting', 409, JSON.stringify({ message: 'Invoice Hash Previously Submitted', reportingStatus: 'REPORTED_SUCCESSFULLY_EARLIER' }))))
+      .toEqual({ settled: true, zatcaStatus: 'reported', messages: [], duplicate: true });
+    const cleared = answer('clearance', 202, JSON.stringify({ validationResults: { warningMessages: [WARNING], errorMessages: [], status: 'WARNING' }, clearanceStatus: 'CLEARED', clearedInvoice: Buffer.from('<Invoice/>').toString('base64') }));
+    expect(outcomeOf(cleared)).toEqual({ settled: true, zatcaStatus: 'cleared', messages: [`${WARNING.code}: ${WARNING.message}`], clearedXml: '<Invoice/>', duplicate: false });
+    const rejected = answer('reporting', 400, JSON.stringify({ validationResults: { warningMessages: [WARNING], errorMessages: REJECTION, status: 'ERROR' }, reportingStatus: 'NOT_REPORTED' }));
+    expect(outcomeOf(rejected)).toEqual({ settled: true, zatcaStatus: 'rejected', messages: [...REJECTION, WARNING].map((m) => `${m.code}: ${m.message}`), duplicate: false });
+    expect(outcomeOf(answer('reporting', 503, '', '30'))).toEqual({ settled: false, retry: 'ZATCA retry: ZATCA answered 503' });
+    expect(outcomeOf(answer('clearance', 401, ''))).toEqual({ settled: false, retry: 'ZATCA unauthorized: ZATCA refused the CSID' });
+    expect(answer('clearance', 303, '')).toMatchObject({ outcome: 'clearance_off' });
+    expect(answer('reporting', 503, '', '30')).toMatchObject({ retryAfterMs: 30_000, reason: 'server_error' });
   });
 
   it('says a network failure is one to retry', async () => {

@@ -19,6 +19,6 @@ export { readCertificate, certificateFromSecurityToken, type SigningCertificate 
 export { makeTestCa, issueCertificate, type TestCa } from './test-ca.ts';
 export { formatAmount } from './amounts.ts';
 export {
-  submit, submitInvoice, submissionRequest, answer, modeOf, ZATCA_BASE_URLS,
-  type SubmissionMode, type SubmissionDocument, type SubmissionResult, type SubmitOptions, type ZatcaMessage, type ZatcaGateway,
+  submit, submitInvoice, submissionRequest, answer, modeOf, outcomeOf, ZATCA_BASE_URLS,
+  type SubmissionOutcome, type SubmissionMode, type SubmissionDocument, type SubmissionResult, type SubmitOptions, type ZatcaMessage, type ZatcaGateway,
 } from './submit.ts';

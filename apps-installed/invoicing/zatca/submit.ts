@@ -196,3 +196,25 @@ function causeOf(err: unknown): string {
   const cause = (err as { cause?: { code?: string; message?: string } }).cause;
   return cause?.code ?? cause?.message ?? (err as Error).message ?? String(err);
 }
+
+/** What a submission's result means for the document: its `zatcaStatus` and ZATCA's messages, or a reason to try again. */
+export type SubmissionOutcome =
+  | { settled: true; zatcaStatus: 'cleared' | 'reported' | 'rejected'; messages: string[]; clearedXml?: string; duplicate: boolean }
+  | { settled: false; retry: string };
+
+/**
+ * Accepted (with or without warnings, a duplicate included) → `cleared` or `reported`; rejected →
+ * `rejected` with ZATCA's errors then warnings, each `code: message`; anything else (a 5xx, a 429,
+ * a time-out, a refused CSID, clearance switched off) is to be tried again later.
+ */
+export function outcomeOf(r: SubmissionResult): SubmissionOutcome {
+  const line = (m: ZatcaMessage) => `${m.code}: ${m.message}`;
+  if (r.outcome === 'accepted') {
+    return {
+      settled: true, zatcaStatus: r.mode === 'clearance' ? 'cleared' : 'reported', messages: r.warnings.map(line), duplicate: r.duplicate,
+      ...(r.clearedXml !== undefined ? { clearedXml: r.clearedXml } : {}),
+    };
+  }
+  if (r.outcome === 'rejected') return { settled: true, zatcaStatus: 'rejected', messages: [...r.errors, ...r.warnings].map(line), duplicate: false };
+  return { settled: false, retry: `ZATCA ${r.outcome}: ${r.detail}` };
+}
