@@ -336,27 +336,31 @@ export class JobRunner {
     this.started = true;
     this.stopping = false;
     this.unlisten = this.deps.jobs.onEnqueued(() => this.wake());
-    this.wake(true);
+    this.wake();
   }
 
-  private reclaimDue = true;
-
-  wake(reclaim = false): void {
-    if (reclaim) this.reclaimDue = true;
+  /**
+   * Wakes the loop (coalesced into one run per turn). Idle, a run is one read (when is the next
+   * job due, or the next lease over?); it writes only when something is due.
+   */
+  wake(): void {
     if (!this.started || this.stopping || this.wakeScheduled) return;
     this.wakeScheduled = true;
     setImmediate(async () => {
       this.wakeScheduled = false;
       if (this.stopping) return;
-      let delay = this.deps.config.pollMs;
+      const { repo, clock, config } = this.deps;
+      let delay = config.pollMs;
       try {
-        if (this.reclaimDue) {
-          this.reclaimDue = false;
+        let next = await repo.nextDue();
+        const free = config.concurrency - this.running.size;
+        if (next !== null && next <= clock.now() && free > 0) {
           await this.reclaimExpired();
+          await this.take(free);
+          next = await repo.nextDue();
         }
-        await this.take(this.deps.config.concurrency - this.running.size);
-        const next = await this.deps.repo.nextDue();
-        if (next !== null) delay = Math.min(delay, Math.max(20, next - this.deps.clock.now()));
+        // With every slot taken, a finished attempt wakes the loop.
+        if (next !== null && this.running.size < config.concurrency) delay = Math.min(delay, Math.max(20, next - clock.now()));
       } catch {
         // A busy database, a lost connection: look again shortly.
         delay = Math.min(delay, 250);
@@ -370,7 +374,7 @@ export class JobRunner {
     if (this.timer) clearTimeout(this.timer);
     this.timer = setTimeout(() => {
       this.timer = undefined;
-      this.wake(true);
+      this.wake();
     }, delay);
     this.timer.unref();
   }
