@@ -129,6 +129,15 @@ describe.each(databases())('apps’ durable jobs ($name)', (db) => {
   const runner = (config: Partial<JobsConfig>, random: () => number) =>
     new JobRunner({ db: host.storage.db, repo: host.storage.jobs, jobs: host.runtime.jobs, host: host.runtime.jobHost(), clock, config: jobsConfig({ ...JOBS, ...config }), random });
 
+  it('refuses a job the app does not declare, a payload too large and a bad key, as faults of the app', async () => {
+    const ctx = host.runtime.contextFor('parcels', { company: co.company, actor: { type: 'system', id: 'test' }, lang: 'en', requestId: null });
+    const refused = async (p: Promise<unknown>) => ((await p.then(() => null, (e: { details?: { rule: string }[] }) => e)) as { details: { rule: string }[] }).details[0].rule;
+    expect(await refused(ctx.jobs.enqueue('nosuch', {}))).toBe('undeclared_job');
+    expect(await refused(ctx.jobs.enqueue('notify', { blob: 'x'.repeat(70_000) }))).toBe('job_payload');
+    expect(await refused(ctx.jobs.enqueue('notify', {}, { key: '' }))).toBe('job_key');
+    expect(await refused(ctx.jobs.enqueue('notify', {}, { delayMs: -1 }))).toBe('job_delay');
+  });
+
   it('moves each retry by its jitter, never past the bound (±10 % of the step, under half the gap to the next)', async () => {
     const late = await ship({ failTimes: 1 });
     const t0 = clock.now();

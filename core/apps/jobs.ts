@@ -49,6 +49,9 @@ export function jobsConfig(over: Partial<JobsConfig> = {}): JobsConfig {
   return c;
 }
 
+/** The largest payload a job takes, as JSON. */
+export const MAX_PAYLOAD_BYTES = 64 * 1024;
+
 /** A job as app code and operators see it. */
 export interface Job {
   id: string;
@@ -93,7 +96,7 @@ export class AppJobs {
   }
 
   /** Inside the caller's transaction when there is one: the job commits with its write. */
-  enqueue(appId: string, caller: Caller, name: string, payload: unknown, opts: EnqueueOptions = {}): Promise<{ id: string; created: boolean }> {
+  async enqueue(appId: string, caller: Caller, name: string, payload: unknown, opts: EnqueueOptions = {}): Promise<{ id: string; created: boolean }> {
     const fault = (rule: string, reason: string) => new DiwanError('APP_ERROR', [{ app: appId, rule, job: name }], { app: appId, reason });
     if (opts.key !== undefined && (typeof opts.key !== 'string' || opts.key.length === 0 || opts.key.length > 200)) {
       throw fault('job_key', 'a job key is a string of 1 to 200 characters');
@@ -101,6 +104,8 @@ export class AppJobs {
     const delay = opts.delayMs ?? 0;
     if (!Number.isFinite(delay) || delay < 0) throw fault('job_delay', 'a job delay is a number of milliseconds, 0 or more');
     const text = payload === undefined ? 'null' : JSON.stringify(payload);
+    if (text === undefined) throw fault('job_payload', 'a job payload is plain JSON data');
+    if (Buffer.byteLength(text) > MAX_PAYLOAD_BYTES) throw fault('job_payload', `a job payload is at most ${MAX_PAYLOAD_BYTES / 1024} KB of JSON: pass ids, not documents`);
     const now = this.deps.clock.now();
     return this.deps.db.transaction(async () => {
       const r = await this.deps.repo.insert(

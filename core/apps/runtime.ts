@@ -306,7 +306,7 @@ export class AppRuntime {
         docType: (ref) => this.resolveDocType(app, ref),
         checkEmit: (topic, data) => this.checkEmit(app, topic, data),
         checkAudit: (resource, action) => this.checkAudit(app, resource, action),
-        enqueue: (caller, name, payload, opts) => {
+        enqueue: async (caller, name, payload, opts) => {
           if (typeof app.def.jobs?.[name] !== 'function') {
             throw new DiwanError('APP_ERROR', [{ app: app.manifest.id, rule: 'undeclared_job', job: name }], { app: app.manifest.id, reason: `the app declares no job ${name} (defineApp({ jobs }))` });
           }
