@@ -188,6 +188,28 @@ describe.each(databases())('apps’ durable jobs ($name)', (db) => {
     expect((await parcel(id)).deliveries).toBe(1);
   });
 
+  it('deletes the jobs that ended more than 30 days ago, with their attempts, and keeps the rest', async () => {
+    const old = await ship();
+    expect(await host.jobRunner.runDue()).toBe(1);
+    const oldJob = await jobOf(old);
+    clock.advance(20 * 86_400_000);
+    const recent = await ship();
+    expect(await host.jobRunner.runDue()).toBe(1);
+    const pending = await ship({ failTimes: 9 });
+    clock.advance(11 * 86_400_000);
+    const pruned = await host.jobRunner.prune();
+    expect(pruned).toBeGreaterThanOrEqual(1);
+    expect(await host.runtime.jobs.get(co.company.id, oldJob.id)).toBeUndefined();
+    expect(Number(await count(host, 'SELECT count(*) AS n FROM app_job_attempts WHERE job_id = ?', oldJob.id))).toBe(0);
+    expect((await jobOf(recent)).state).toBe('done');
+    expect((await jobOf(pending)).state).toBe('pending');
+    // The document it changed stays.
+    expect((await parcel(old)).deliveries).toBe(1);
+    // The pending one runs to its end (failed), so that the tests after this one find nothing due.
+    for (let i = 0; i < 3; i++, clock.advance(61_000)) expect(await host.jobRunner.runDue()).toBe(1);
+    expect((await jobOf(pending)).state).toBe('failed');
+  });
+
   it('the worker loop runs a job as soon as it is committed, and stops when told', async () => {
     host.jobRunner.start();
     try {

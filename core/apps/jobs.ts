@@ -30,6 +30,8 @@ export interface JobsConfig {
   concurrency: number;
   /** Longest the loop sleeps without looking (jobs other processes enqueued). */
   pollMs: number;
+  /** Days a job that ended (done or failed) is kept, with its attempts, before the loop deletes it. */
+  retentionDays: number;
 }
 
 /** 10 s, 1 min, 5 min, 30 min, 2 h, 6 h: a job is retried for about 9 hours before it fails. */
@@ -40,6 +42,7 @@ export const DEFAULT_JOBS_CONFIG: JobsConfig = {
   leaseMs: 60_000,
   concurrency: 4,
   pollMs: 1000,
+  retentionDays: 30,
 };
 
 export function jobsConfig(over: Partial<JobsConfig> = {}): JobsConfig {
@@ -326,6 +329,19 @@ export class JobRunner {
     return total;
   }
 
+  /** Deletes the jobs that ended more than `retentionDays` ago, with their attempts; answers how many. */
+  async prune(): Promise<number> {
+    const before = isoNow(this.deps.clock.now() - this.deps.config.retentionDays * 86_400_000);
+    let total = 0;
+    for (;;) {
+      const n = await this.deps.db.transaction(() => this.deps.repo.pruneFinished(before));
+      total += n;
+      if (n < 1000) return total;
+    }
+  }
+
+  private prunedAt = -Infinity;
+
   /** When the next job is due or the next lease ends (ms), or null. */
   nextDue(): Promise<number | null> {
     return this.deps.repo.nextDue();
@@ -357,6 +373,11 @@ export class JobRunner {
       const { repo, clock, config } = this.deps;
       let delay = config.pollMs;
       try {
+        // Hourly, what ended long ago goes.
+        if (clock.now() - this.prunedAt > 3_600_000) {
+          this.prunedAt = clock.now();
+          await this.prune();
+        }
         let next = await repo.nextDue();
         const free = config.concurrency - this.running.size;
         if (next !== null && next <= clock.now() && free > 0) {

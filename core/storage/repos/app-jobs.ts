@@ -139,6 +139,19 @@ export class AppJobsRepo {
     return changes === 1;
   }
 
+  /** Deletes the jobs that ended (done or failed) before `beforeIso`, with their attempts; answers how many jobs. */
+  async pruneFinished(beforeIso: string, limit = 1000): Promise<number> {
+    const rows = await this.db.all<{ id: string }>(
+      "SELECT id FROM app_jobs WHERE state IN ('done', 'failed') AND finished_at < ? ORDER BY seq LIMIT ?",
+      [beforeIso, limit],
+    );
+    for (const { id } of rows) {
+      await this.db.run('DELETE FROM app_job_attempts WHERE job_id = ?', [id]);
+      await this.db.run('DELETE FROM app_jobs WHERE id = ?', [id]);
+    }
+    return rows.length;
+  }
+
   async insertAttempt(a: NewAttempt): Promise<void> {
     await this.db.run(
       'INSERT INTO app_job_attempts (job_id, company_id, attempt, started_at, ended_at, duration_ms, outcome, error) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
