@@ -269,6 +269,7 @@ export class JobRunner {
       let timer: NodeJS.Timeout | undefined;
       const timeUp = new Promise<never>((_, reject) => {
         timer = setTimeout(() => {
+          over = true;
           abort.abort(new Error(`the attempt took longer than ${config.timeoutMs} ms`));
           reject(Object.assign(new Error(`the attempt took longer than ${config.timeoutMs} ms`), { outcome: 'timeout' }));
         }, config.timeoutMs);
