@@ -112,12 +112,18 @@ const today = () => isoDay(clock.now());
 const addDays = (day: string, n: number) => isoDay(Date.parse(`${day}T00:00:00.000Z`) + n * DAY);
 
 /**
- * Values the generator would get wrong for a type because a hook refuses them (`app/type` →
- * fields), kept to what a run showed to be refused. Empty today: every date the generator writes
- * is the clock's day (or, for a schedule, a later one), which already satisfies the one date
- * rule a hook checks (invoicing's dueDate ≥ date).
+ * Values the generator would get wrong for a type because a rule or hook refuses them (`app/type`
+ * → fields), kept to what a run showed to be refused. Every date the generator writes is the
+ * clock's day (or, for a schedule, a later one), which already satisfies the date rules. Effects
+ * and unique fields need their own: an admission occupies its bed (one bed per admission), a
+ * cheque uses a leaf of its book (a number inside the range, once per book).
  */
-const OVERRIDES: Record<string, (day: string) => Json> = {};
+let chequeNumber = 0;
+const OVERRIDES: Record<string, (day: string) => Json | Promise<Json>> = {
+  'hospital/admission': async () => ({ bedId: (await createDoc('hospital', 'bed', {})).id }),
+  'cheques/book': () => ({ firstNumber: '1', lastNumber: '500', leaves: 500 }),
+  'cheques/issuedCheque': () => ({ chequeNumber: String(++chequeNumber) }),
+};
 
 let serial = 0;
 
@@ -221,7 +227,7 @@ interface CreateOpts {
 async function createBody(app: string, type: string, o: CreateOpts, stack: string[]): Promise<Json> {
   const { decl } = typeOf(app, type);
   const body: Json = {};
-  const override = OVERRIDES[`${app}/${type}`]?.(today()) ?? {};
+  const override = (await OVERRIDES[`${app}/${type}`]?.(today())) ?? {};
   for (const f of decl.fields) {
     if (isReadOnly(f) || o.omit?.includes(f.name)) continue;
     if (o.set && f.name in o.set) body[f.name] = o.set[f.name];
@@ -482,6 +488,14 @@ const byDocument: Record<Exclude<SourceDecl['on'], 'schedule' | 'operation'>, Dr
       return { seq, id: doc.id, expect: prevCheck('state', from) };
     }
     const f = fieldOf(t, field);
+    const via = f.lockedIn && (t.decl.transitions ?? []).find((x) => x.set && field in x.set);
+    if (via) {
+      // A field locked in its states changes only through the transition that sets it (a transfer moves the bed).
+      const doc = await walkTo(t, await createDoc(t.app, t.decl.name, { full: true }), (s) => via.from.includes(s));
+      const seq = await mark();
+      await transitionDoc(t, doc.id, via.name);
+      return { seq, id: doc.id, expect: prevCheck(field, doc[field]) };
+    }
     let prev: unknown;
     let next: unknown;
     if (when) {
@@ -501,6 +515,20 @@ const byDocument: Record<Exclude<SourceDecl['on'], 'schedule' | 'operation'>, Dr
     await patchDoc(t, doc.id, { [field]: next });
     return { seq, id: doc.id, expect: prevCheck(field, prev) };
   },
+};
+
+/** A book of `leaves` leaves from which one cheque is issued: its computed leaves left fall from `leaves` to `leaves − 1`. */
+async function useLeaf(leaves: number): Promise<Drive> {
+  const book = await createDoc('cheques', 'book', { set: { firstNumber: '1', lastNumber: String(leaves), leaves } });
+  const seq = await mark();
+  await createDoc('cheques', 'issuedCheque', { set: { bookId: book.id, chequeNumber: '1' } });
+  return { seq, id: book.id, expect: prevCheck('leavesRemaining', leaves) };
+}
+
+/** `change` sources on computed fields: driven through what the field is computed from. */
+const COMPUTED: Record<string, Driver> = {
+  'cheques.book.low': () => useLeaf(5),
+  'cheques.book.exhausted': () => useLeaf(1),
 };
 
 /** `operation` sources: the route or write that makes the app's code emit. */
@@ -612,7 +640,7 @@ describe('every catalogue event through its real source', () => {
               schedules.push({ topic, app, t, doc });
               continue;
             }
-            const driver = on === 'operation' ? OPERATIONS[topic.topic] : byDocument[on];
+            const driver = on === 'operation' ? OPERATIONS[topic.topic] : (COMPUTED[topic.topic] ?? byDocument[on]);
             if (!driver) {
               results.set(topic.topic, `no driver for the operation "${topic.source.operation}"`);
               continue;
@@ -714,7 +742,7 @@ describe('every installed app answers', () => {
       generated.set(`GET ${r}/:id`, async () => call('GET', `${r}/${(await createDoc(t.app, t.decl.name, {})).id}`, undefined, `${r}/:id`));
       generated.set(`PATCH ${r}/:id`, async () => {
         const doc = await createDoc(t.app, t.decl.name, { full: true });
-        const f = t.decl.fields.find((x) => !isReadOnly(x) && x.type !== 'lines')!;
+        const f = t.decl.fields.find((x) => !isReadOnly(x) && x.type !== 'lines' && !(doc.state && x.lockedIn?.includes(doc.state)))!;
         return call('PATCH', `${r}/${doc.id}`, { [f.name]: await differentValue(t.app, f, doc[f.name]) }, `${r}/:id`);
       });
       generated.set(`DELETE ${r}/:id`, async () => call('DELETE', `${r}/${(await createDoc(t.app, t.decl.name, {})).id}`, undefined, `${r}/:id`));
