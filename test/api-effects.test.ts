@@ -233,18 +233,26 @@ describe('effects, naming series and unique fields', () => {
       const second = await leave('2026-04-01', '2026-04-10');
       await ok(api.post(`/api/v1/leave-requests/${second.id}/approve`));
       expect(await doc(`/api/v1/leave-allocations/${allocationId}`)).toMatchObject({ daysTaken: 15, daysLeft: 6 });
-      const third = await leave('2026-07-01', '2026-07-07');
-      const e = expectError(await api.post(`/api/v1/leave-requests/${third.id}/approve`), 400, 'VALIDATION_ERROR');
-      expect(e.details[0]).toMatchObject({ pointer: '/daysLeft', message: 'The leave exceeds the days left of the allocation', effect: 0, effectOn: 'allocationId' });
-      expect((await doc(`/api/v1/leave-requests/${third.id}`)).state).toBe('to_approve');
-      await ok(api.post(`/api/v1/leave-requests/${second.id}/cancel`));
-      expect(await doc(`/api/v1/leave-allocations/${allocationId}`)).toMatchObject({ daysTaken: 5, daysLeft: 16 });
+      // 7 days when 6 are left: refused when asked for.
+      const asked = expectError(await api.post('/api/v1/leave-requests', { employeeId, leaveType: 'annual', startDate: '2026-07-01', endDate: '2026-07-07', allocationId }), 400, 'VALIDATION_ERROR');
+      expect(asked.details[0]).toMatchObject({ pointer: '/days', rule: 'effectCheck', message: 'The leave is longer than the days left of the allocation' });
+      // Two requests of 4 days each fit when asked for; approving both would take 8 of the 6: the second approval is refused.
+      const third = await leave('2026-07-01', '2026-07-04');
+      const fourth = await leave('2026-08-02', '2026-08-05');
       await ok(api.post(`/api/v1/leave-requests/${third.id}/approve`));
-      expect(await doc(`/api/v1/leave-allocations/${allocationId}`)).toMatchObject({ daysTaken: 12, daysLeft: 9 });
+      const e = expectError(await api.post(`/api/v1/leave-requests/${fourth.id}/approve`), 400, 'VALIDATION_ERROR');
+      expect(e.details[0]).toMatchObject({ pointer: '/daysLeft', message: 'The leave exceeds the days left of the allocation', effect: 0, effectOn: 'allocationId' });
+      expect((await doc(`/api/v1/leave-requests/${fourth.id}`)).state).toBe('to_approve');
+      expect(await doc(`/api/v1/leave-allocations/${allocationId}`)).toMatchObject({ daysTaken: 19, daysLeft: 2 });
+      // Cancelling the approved 10 days gives them back; the 4 days then fit.
+      await ok(api.post(`/api/v1/leave-requests/${second.id}/cancel`));
+      expect(await doc(`/api/v1/leave-allocations/${allocationId}`)).toMatchObject({ daysTaken: 9, daysLeft: 12 });
+      await ok(api.post(`/api/v1/leave-requests/${fourth.id}/approve`));
+      expect(await doc(`/api/v1/leave-allocations/${allocationId}`)).toMatchObject({ daysTaken: 13, daysLeft: 8 });
       // A request cancelled before approval never drew anything, and gives nothing back.
-      const fourth = await leave('2026-09-01', '2026-09-02');
-      await ok(api.post(`/api/v1/leave-requests/${fourth.id}/cancel`));
-      expect(await doc(`/api/v1/leave-allocations/${allocationId}`)).toMatchObject({ daysTaken: 12, daysLeft: 9 });
+      const fifth = await leave('2026-09-01', '2026-09-02');
+      await ok(api.post(`/api/v1/leave-requests/${fifth.id}/cancel`));
+      expect(await doc(`/api/v1/leave-allocations/${allocationId}`)).toMatchObject({ daysTaken: 13, daysLeft: 8 });
     });
 
     it("annual leave needs an allocation, and another employee's allocation does not do", async () => {
@@ -252,9 +260,10 @@ describe('effects, naming series and unique fields', () => {
       const e = expectError(await api.post(`/api/v1/leave-requests/${none.id}/approve`), 409, 'CONFLICT');
       expect(e.details[0]).toMatchObject({ reason: 'guard' });
       const other = (await created(api.post('/api/v1/employees', { fullName: 'Fahad Al-Dosari', jobTitle: 'Driver', joinDate: '2024-01-01' }))).id;
-      const theirs = await leave('2026-05-03', '2026-05-04', { employeeId: other });
-      const wrong = expectError(await api.post(`/api/v1/leave-requests/${theirs.id}/approve`), 400, 'VALIDATION_ERROR');
-      expect(wrong.details[0]).toMatchObject({ pointer: '/allocationId', rule: 'effectCheck' });
+      const wrong = expectError(await api.post('/api/v1/leave-requests', { employeeId: other, leaveType: 'annual', startDate: '2026-05-03', endDate: '2026-05-04', allocationId }), 400, 'VALIDATION_ERROR');
+      expect(wrong.details[0]).toMatchObject({ pointer: '/allocationId', rule: 'effectCheck', message: "The allocation is not the employee's for this leave type and dates" });
+      // Nor one of another year.
+      expectError(await api.post('/api/v1/leave-requests', { employeeId, leaveType: 'annual', startDate: '2027-01-03', endDate: '2027-01-04', allocationId }), 400, 'VALIDATION_ERROR');
     });
   });
 
@@ -278,6 +287,13 @@ describe('effects, naming series and unique fields', () => {
       expect((await ok(api.post(`/api/v1/vouchers/${(await v('2026-03-02')).id}/post`))).number).toBe('PV-2026-0003');
       // The number stays through an update.
       expect((await ok(api.patch(`/api/v1/vouchers/${a.id}`, { reference: 'kept' }).then((r) => r))).number).toBe('PV-2026-0002');
+    });
+
+    it('effects that loop (a ping creates a pong, which creates a ping…) are stopped, and nothing is kept', async () => {
+      const e = expectError(await api.post('/api/v1/pings', { n: 1 }), 500, 'APP_ERROR');
+      expect(JSON.stringify(e.details)).toContain('effectDepth');
+      expect((await api.get('/api/v1/pings')).json().total).toBe(0);
+      expect((await api.get('/api/v1/pongs')).json().total).toBe(0);
     });
 
     it('a reference once per company, also when two creates race', async () => {
@@ -306,11 +322,17 @@ describe('bad effects, series and unique fields are refused at validate', () => 
   it('an unknown target field, an unknown transition, a missing required input', () => {
     const m = manifest('hospital');
     const i = typeIndex(m, 'admission');
-    m.documentTypes[i].createEffects = [{ target: 'cotId', transition: 'occupy' }, { target: 'bedId', transition: 'sleep' }];
+    m.documentTypes[i].createEffects = [{ target: 'cotId', transition: 'occupy' }, { target: 'bedId', transition: 'sleep' }, { target: 'patientId', transition: 'admit' }, { create: 'admission', values: { diagnosis: "'again'" } }];
+    const t = m.documentTypes[i].transitions.findIndex((x: { name: string }) => x.name === 'transfer');
+    m.documentTypes[i].transitions[t].effects = [{ target: 'bedId', transition: 'occupy', input: { toBedId: 'doc.bedId' } }];
     const p = problems(m);
     expect(p).toEqual(expect.arrayContaining([
       expect.objectContaining({ pointer: `/documentTypes/${i}/createEffects/0/target`, rule: 'effectTarget' }),
       expect.objectContaining({ pointer: `/documentTypes/${i}/createEffects/1/transition`, rule: 'effectTransition' }),
+      expect.objectContaining({ pointer: `/documentTypes/${i}/createEffects/2/target`, rule: 'effectTarget', message: expect.stringContaining('another app') }),
+      expect.objectContaining({ pointer: `/documentTypes/${i}/createEffects/3/create`, rule: 'effectLoop' }),
+      expect.objectContaining({ pointer: `/documentTypes/${i}/createEffects/3/values`, rule: 'required' }),
+      expect.objectContaining({ pointer: `/documentTypes/${i}/transitions/${t}/effects/0/input/toBedId`, rule: 'field' }),
     ]));
   });
 

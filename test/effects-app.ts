@@ -33,6 +33,15 @@ export function effectsManifest(): Manifest {
         { name: 'amount', type: 'money', required: true, minimum: 1, label: bi('Amount', 'المبلغ') },
         { name: 'note', type: 'string', maxLength: 100, label: bi('Note', 'ملاحظة') },
       ],
+    }, {
+      // Each creates the other: a loop only running it shows (the host stops it).
+      name: 'ping', resource: 'pings', idPrefix: 'png', label: bi('Ping', 'نداء'), labelPlural: bi('Pings', 'النداءات'),
+      fields: [{ name: 'n', type: 'integer', required: true, label: bi('N', 'العدد') }],
+      createEffects: [{ create: 'pong', values: { n: 'doc.n + 1' } }],
+    }, {
+      name: 'pong', resource: 'pongs', idPrefix: 'pog', label: bi('Pong', 'رد'), labelPlural: bi('Pongs', 'الردود'),
+      fields: [{ name: 'n', type: 'integer', required: true, label: bi('N', 'العدد') }],
+      createEffects: [{ create: 'ping', values: { n: 'doc.n + 1' } }],
     }],
   } as Manifest;
 }

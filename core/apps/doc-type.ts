@@ -523,7 +523,7 @@ export class DocType {
   private async runEffects(list: CompiledEffect[] | undefined, caller: Caller, doc: Doc, input: Record<string, unknown>, from: string, inputFields?: TransitionDecl['input']): Promise<void> {
     if (!list?.length) return;
     await runEffects(list, {
-      caller, companyId: caller.company.id, dt: this.decl, doc, input, inputFields, from, scope: this.ruleScope(caller),
+      appId: this.appId, caller, companyId: caller.company.id, dt: this.decl, doc, input, inputFields, from, scope: this.ruleScope(caller),
       resolve: (type) => this.deps.resolve(type),
     });
   }

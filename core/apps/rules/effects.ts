@@ -3,6 +3,7 @@
 // always through that type's own operations (its guards, locks, validations, audit entry and
 // events), in the request's one unit of work: an effect that fails undoes the whole write, and
 // the error says which effect and why. Checked and compiled with the type's other rules.
+import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Environment, ParseResult } from '@marcbachmann/cel-js';
 import type { DocumentTypeDecl, EffectDecl, FieldDecl, LineFieldDecl, TransitionDecl } from '../../../manifests/manifest.schema.ts';
 import type { Doc } from '../../../sdk/define-app.ts';
@@ -100,7 +101,8 @@ function buildList(
     let type: DocumentTypeDecl | undefined;
     if (e.target !== undefined) {
       if (e.create !== undefined || e.values !== undefined) add({ pointer: eat, rule: 'effect', message: `${eat}: an effect has either a target or create, not both` });
-      if ((e.transition === undefined) === (e.set === undefined)) add({ pointer: eat, rule: 'effect', message: `${eat}: an effect on a target runs a transition or sets fields (exactly one)` });
+      if (e.transition !== undefined && e.set !== undefined) add({ pointer: eat, rule: 'effect', message: `${eat}: an effect on a target runs a transition or sets fields, not both` });
+      if (e.transition === undefined && e.set === undefined && e.check === undefined) add({ pointer: eat, rule: 'effect', message: `${eat}: an effect on a target runs a transition, sets fields or checks a rule against it` });
       const ref = dt.fields.find((f) => f.name === e.target);
       if (!ref || ref.type !== 'reference') {
         add({ pointer: `${eat}/target`, rule: 'effectTarget', message: `"${e.target}" is not a reference field of ${dt.name}` });
@@ -180,6 +182,9 @@ export function buildEffects(dt: DocumentTypeDecl, at: string, typeOf: (name: st
   const add = (p: RuleProblem) => problems.push(p);
   const effects: CompiledEffects = { create: [], transitions: new Map() };
   if (dt.createEffects) effects.create = buildList(dt.createEffects, `${at}/createEffects`, dt, undefined, typeOf, add);
+  dt.createEffects?.forEach((e, i) => {
+    if (e.create === dt.name) add({ pointer: `${at}/createEffects/${i}/create`, rule: 'effectLoop', message: `creating a ${dt.name} would create another, without end` });
+  });
   (dt.transitions ?? []).forEach((t, j) => {
     if (t.effects) effects.transitions.set(t.name, buildList(t.effects, `${at}/transitions/${j}/effects`, dt, t.input, typeOf, add));
   });
@@ -197,6 +202,7 @@ export interface EffectTarget {
 }
 
 export interface EffectRun<C> {
+  appId: string;
   caller: C;
   companyId: string;
   dt: DocumentTypeDecl;
@@ -226,9 +232,21 @@ function blame(err: unknown, c: CompiledEffect, s: RuleScope): unknown {
 const run = <F extends FieldDecl | LineFieldDecl>(list: Assign<F>[], activation: Record<string, unknown>, s: RuleScope) =>
   Object.fromEntries(list.map(({ field, program }) => [field.name, fromCel(field.type, program(activation), s.digits)]));
 
+/** How deep effects nest (an effect's write running effects of its own): a manifest whose effects loop stops here. */
+const nesting = new AsyncLocalStorage<number>();
+export const MAX_EFFECT_DEPTH = 8;
+
 /** Runs a list of compiled effects in order; the first that fails throws, naming itself. */
 export async function runEffects<C>(list: readonly CompiledEffect[], r: EffectRun<C>): Promise<void> {
   if (!list.length) return;
+  const depth = (nesting.getStore() ?? 0) + 1;
+  if (depth > MAX_EFFECT_DEPTH) {
+    throw new DiwanError('APP_ERROR', [{ app: r.appId, rule: 'effectDepth', type: r.dt.name, depth: MAX_EFFECT_DEPTH }], { app: r.appId, reason: `effects nest deeper than ${MAX_EFFECT_DEPTH} writes (do ${r.dt.name}'s effects loop?)` });
+  }
+  await nesting.run(depth, () => runList(list, r));
+}
+
+async function runList<C>(list: readonly CompiledEffect[], r: EffectRun<C>): Promise<void> {
   const s = r.scope;
   const activation: Record<string, unknown> = { from: r.from, id: r.doc.id };
   for (const c of list) {
@@ -263,7 +281,7 @@ export async function runEffects<C>(list: readonly CompiledEffect[], r: EffectRu
         }
       }
       if (c.decl.transition !== undefined) await target.transition(caller, id, c.decl.transition, run(c.input, withTarget(current), s));
-      else await target.setFields(caller, id, (fresh) => run(c.set, withTarget(fresh), s));
+      else if (c.decl.set !== undefined) await target.setFields(caller, id, (fresh) => run(c.set, withTarget(fresh), s));
     } catch (err) {
       throw blame(err, c, s);
     }
