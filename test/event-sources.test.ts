@@ -116,13 +116,16 @@ const addDays = (day: string, n: number) => isoDay(Date.parse(`${day}T00:00:00.0
  * → fields), kept to what a run showed to be refused. Every date the generator writes is the
  * clock's day (or, for a schedule, a later one), which already satisfies the date rules. Effects
  * and unique fields need their own: an admission occupies its bed (one bed per admission), a
- * cheque uses a leaf of its book (a number inside the range, once per book).
+ * cheque uses a leaf of its book (a number inside the range, once per book), annual leave draws
+ * on the employee's allocation.
  */
 let chequeNumber = 0;
 const OVERRIDES: Record<string, (day: string) => Json | Promise<Json>> = {
   'hospital/admission': async () => ({ bedId: (await createDoc('hospital', 'bed', {})).id }),
   'cheques/book': () => ({ firstNumber: '1', lastNumber: '500', leaves: 500 }),
   'cheques/issuedCheque': () => ({ chequeNumber: String(++chequeNumber) }),
+  // Leave drawn on no allocation (an allocation must be the employee's and cover the dates, which the generator's are not).
+  'time-off/leaveRequest': () => ({ leaveType: 'sick', allocationId: undefined }),
 };
 
 let serial = 0;
