@@ -229,8 +229,28 @@ function blame(err: unknown, c: CompiledEffect, s: RuleScope): unknown {
   return new DiwanError(err.code, details, { ...err.params, reason, summary: reason }, err.headers);
 }
 
-const run = <F extends FieldDecl | LineFieldDecl>(list: Assign<F>[], activation: Record<string, unknown>, s: RuleScope) =>
-  Object.fromEntries(list.map(({ field, program }) => [field.name, fromCel(field.type, program(activation), s.digits)]));
+/** The values of an effect's expressions; one that cannot be computed (a division by zero) is a VALIDATION_ERROR at its field. */
+function run<F extends FieldDecl | LineFieldDecl>(list: Assign<F>[], activation: Record<string, unknown>, s: RuleScope): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const { field, program } of list) {
+    try {
+      out[field.name] = fromCel(field.type, program(activation), s.digits);
+    } catch (e) {
+      throw validationError([{ in: 'body', pointer: `/${field.name}`, rule: 'compute', computed: true, error: String((e as Error)?.message ?? e), message: s.tr.t(s.lang, 'rule.compute', { field: field.name }) }]);
+    }
+  }
+  return out;
+}
+
+/** Does an effect's `when` hold? One that cannot be evaluated does not, as a guard. */
+function applies(c: CompiledEffect, activation: Record<string, unknown>): boolean {
+  if (!c.when) return true;
+  try {
+    return c.when(activation) === true;
+  } catch {
+    return false;
+  }
+}
 
 /** How deep effects nest (an effect's write running effects of its own): a manifest whose effects loop stops here. */
 const nesting = new AsyncLocalStorage<number>();
@@ -254,7 +274,7 @@ async function runList<C>(list: readonly CompiledEffect[], r: EffectRun<C>): Pro
     const own: Record<string, unknown> = { ...activation, doc: toCel(r.dt.fields, r.doc, s.digits, c.shapes.doc, c.shapes) };
     if (r.inputFields && c.shapes.input) own.input = toCel(r.inputFields, r.input, s.digits, c.shapes.input);
     try {
-      if (c.when && c.when(own) !== true) continue;
+      if (!applies(c, own)) continue;
       const target = r.resolve(c.type);
       const caller = r.caller as never;
       if (c.decl.create !== undefined) {
