@@ -85,8 +85,47 @@ const field = {
     compute: expression,
     /** States in which this field cannot be changed by an update (only a transition's `set` changes it). */
     lockedIn: states,
+    /** At most one document of the type per company has a given value (CONFLICT naming the other). */
+    unique: { type: 'boolean' },
+    /** At most one per parent: the reference field named here (a cheque number once per book). */
+    uniqueWithin: { type: 'string', pattern: namePattern },
   },
 } as const;
+
+/**
+ * What a transition (or a create) does to another document, through that type's own operations
+ * (its guards, locks, validations, audit entry and events), in the same unit of work. Exactly one
+ * of: `target` (a reference field of this document) with `transition` or `set`; or `create` (a
+ * document type of the app) with `values`. Expressions read `doc` (this document as written), `id` (its id),
+ * `input` (the transition's body), `target` (the target as it is) and `from` (the state left).
+ */
+const effect = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    target: { type: 'string', pattern: namePattern },
+    /** Runs this transition of the target; `input` gives its body. */
+    transition: { type: 'string', pattern: namePattern },
+    input: { type: 'object', propertyNames: { pattern: namePattern }, minProperties: 1, maxProperties: 50, additionalProperties: expression },
+    /** Sets fields of the target (read-only ones too, not computed ones): an update of it. */
+    set: { type: 'object', propertyNames: { pattern: namePattern }, minProperties: 1, maxProperties: 50, additionalProperties: expression },
+    /** Creates a document of this type of the app with `values`. */
+    create: { type: 'string', pattern: namePattern },
+    values: { type: 'object', propertyNames: { pattern: namePattern }, minProperties: 1, maxProperties: 50, additionalProperties: expression },
+    /** The effect applies only when this holds (e.g. `from == 'approved'`). */
+    when: expression,
+    /** A rule between this document and the target (a cheque number inside its book's range): VALIDATION_ERROR at `field` otherwise. */
+    check: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['rule', 'message'],
+      properties: { rule: expression, field: { type: 'string', pattern: namePattern }, message: bilingual },
+    },
+    description: bilingual,
+  },
+} as const;
+
+const effects = { type: 'array', minItems: 1, maxItems: 20, items: effect } as const;
 
 /** A rule every write must keep: `rule` is a CEL expression answering a bool over `doc`. */
 const validation = {
@@ -187,7 +226,27 @@ const documentType = {
           roles: { type: 'array', minItems: 1, uniqueItems: true, items: role },
           /** Fields of the document given values by expressions over `doc` and `input`, in the transition's write. */
           set: { type: 'object', propertyNames: { pattern: namePattern }, minProperties: 1, maxProperties: 50, additionalProperties: expression },
+          /** What it does to related documents, after its own write, in the same unit of work. */
+          effects,
         },
+      },
+    },
+    /** Effects of creating a document (one created directly in an occupying state occupies its bed). */
+    createEffects: effects,
+    /**
+     * A naming series: `field` (read-only) gets `format` with its number, gap-free per company,
+     * type and period (`{YYYY}`, `{YY}`, `{MM}` from `date`, a date field, or today), `{#####}`
+     * the number padded to as many digits; at create, or at the transition `on`.
+     */
+    naming: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['field', 'format'],
+      properties: {
+        field: { type: 'string', pattern: namePattern },
+        format: { type: 'string', minLength: 3, maxLength: 60, pattern: '\\{#+\\}' },
+        on: { type: 'string', pattern: namePattern },
+        date: { type: 'string', pattern: namePattern },
       },
     },
     /**
@@ -367,3 +426,5 @@ export type ConditionDecl = NonNullable<SourceDecl['when']>;
 export type TransitionDecl = NonNullable<DocumentTypeDecl['transitions']>[number];
 export type ValidationDecl = NonNullable<DocumentTypeDecl['validations']>[number];
 export type LineFieldDecl = NonNullable<FieldDecl['fields']>[number];
+export type EffectDecl = NonNullable<DocumentTypeDecl['createEffects']>[number];
+export type NamingDecl = NonNullable<DocumentTypeDecl['naming']>;

@@ -115,9 +115,17 @@ const addDays = (day: string, n: number) => isoDay(Date.parse(`${day}T00:00:00.0
  * Values the generator would get wrong for a type because a hook or a manifest rule refuses them
  * (`app/type` → fields): formats (an ID number, a version, a digest, emails, phones, HH:MM times,
  * domains), dates that must differ or come in order, and amounts a rule ties together (a
- * receipt's VAT within 15/115 of it, counts that add up).
+ * receipt's VAT within 15/115 of it, counts that add up). Effects and unique fields need their
+ * own: an admission occupies its bed (one bed per admission), a cheque uses a leaf of its book (a
+ * number inside the range, once per book), annual leave draws on the employee's allocation.
  */
-const OVERRIDES: Record<string, (day: string) => Json> = {
+let chequeNumber = 0;
+const OVERRIDES: Record<string, (day: string) => Json | Promise<Json>> = {
+  'hospital/admission': async () => ({ bedId: (await createDoc('hospital', 'bed', {})).id }),
+  'cheques/book': () => ({ firstNumber: '1', lastNumber: '500', leaves: 500 }),
+  'cheques/issuedCheque': () => ({ chequeNumber: String(++chequeNumber) }),
+  // Leave drawn on no allocation (an allocation must be the employee's and cover the dates, which the generator's are not).
+  'time-off/leaveRequest': () => ({ leaveType: 'sick', allocationId: undefined }),
   'emr/patient': () => ({ nationalId: '1012345678' }),
   // No approver: the generator's one employee cannot approve their own claim.
   'expenses/claim': (day) => ({ approverId: undefined, lines: [{ date: day, category: 'travel', description: 'Taxi', amount: 115, vatAmount: 15, receiptNumber: 'R-1' }] }),
@@ -309,7 +317,7 @@ interface CreateOpts {
 async function createBody(app: string, type: string, o: CreateOpts, stack: string[]): Promise<Json> {
   const { decl } = typeOf(app, type);
   const body: Json = {};
-  const override = OVERRIDES[`${app}/${type}`]?.(today()) ?? {};
+  const override = (await OVERRIDES[`${app}/${type}`]?.(today())) ?? {};
   for (const f of decl.fields) {
     if (isReadOnly(f) || o.omit?.includes(f.name)) continue;
     if (o.set && f.name in o.set) body[f.name] = o.set[f.name];
@@ -573,6 +581,14 @@ const byDocument: Record<Exclude<SourceDecl['on'], 'schedule' | 'operation'>, Dr
       return { seq, id: doc.id, expect: prevCheck('state', from) };
     }
     const f = fieldOf(t, field);
+    const via = f.lockedIn && (t.decl.transitions ?? []).find((x) => x.set && field in x.set);
+    if (via) {
+      // A field locked in its states changes only through the transition that sets it (a transfer moves the bed).
+      const doc = await walkTo(t, await createDoc(t.app, t.decl.name, { full: true }), (s) => via.from.includes(s));
+      const seq = await mark();
+      await transitionDoc(t, doc, via.name);
+      return { seq, id: doc.id, expect: prevCheck(field, doc[field]) };
+    }
     let prev: unknown;
     let next: unknown;
     if (when) {
@@ -592,6 +608,20 @@ const byDocument: Record<Exclude<SourceDecl['on'], 'schedule' | 'operation'>, Dr
     await patchDoc(t, doc.id, { [field]: next });
     return { seq, id: doc.id, expect: prevCheck(field, prev) };
   },
+};
+
+/** A book of `leaves` leaves from which one cheque is issued: its computed leaves left fall from `leaves` to `leaves − 1`. */
+async function useLeaf(leaves: number): Promise<Drive> {
+  const book = await createDoc('cheques', 'book', { set: { firstNumber: '1', lastNumber: String(leaves), leaves } });
+  const seq = await mark();
+  await createDoc('cheques', 'issuedCheque', { set: { bookId: book.id, chequeNumber: '1' } });
+  return { seq, id: book.id, expect: prevCheck('leavesRemaining', leaves) };
+}
+
+/** `change` sources on computed fields: driven through what the field is computed from. */
+const COMPUTED: Record<string, Driver> = {
+  'cheques.book.low': () => useLeaf(5),
+  'cheques.book.exhausted': () => useLeaf(1),
 };
 
 /** `operation` sources: the route or write that makes the app's code emit. */
@@ -703,7 +733,7 @@ describe('every catalogue event through its real source', () => {
               schedules.push({ topic, app, t, doc });
               continue;
             }
-            const driver = on === 'operation' ? OPERATIONS[topic.topic] : byDocument[on];
+            const driver = on === 'operation' ? OPERATIONS[topic.topic] : (COMPUTED[topic.topic] ?? byDocument[on]);
             if (!driver) {
               results.set(topic.topic, `no driver for the operation "${topic.source.operation}"`);
               continue;
@@ -809,9 +839,9 @@ describe('every installed app answers', () => {
       generated.set(`GET ${r}/:id`, async () => call('GET', `${r}/${(await createDoc(t.app, t.decl.name, {})).id}`, undefined, `${r}/:id`));
       generated.set(`PATCH ${r}/:id`, async () => {
         const doc = await createDoc(t.app, t.decl.name, { full: true });
-        // Not a field whose generated values a rule refuses (those OVERRIDES gives), when there is another.
-        const fixed = OVERRIDES[`${t.app}/${t.decl.name}`]?.(today()) ?? {};
-        const writable = t.decl.fields.filter((x) => !isReadOnly(x) && x.type !== 'lines');
+        // Not a field locked in the document's state, nor one whose generated values a rule refuses (those OVERRIDES gives), when there is another.
+        const fixed = (await OVERRIDES[`${t.app}/${t.decl.name}`]?.(today())) ?? {};
+        const writable = t.decl.fields.filter((x) => !isReadOnly(x) && x.type !== 'lines' && !(doc.state && x.lockedIn?.includes(doc.state)));
         const f = writable.find((x) => !(x.name in fixed)) ?? writable[0];
         return call('PATCH', `${r}/${doc.id}`, { [f.name]: await differentValue(t.app, f, doc[f.name]) }, `${r}/:id`);
       });

@@ -26,7 +26,12 @@ export interface ContextDeps {
   checkEmit(topic: string, data: unknown): void;
   /** Refuses (APP_ERROR) an audit action the catalogue has no audit topic for. */
   checkAudit(resource: string, action: string): void;
+  /** The next number of a company's counter (storage's gap-free sequences); `key` already names the app. */
+  nextNumber(companyId: string, key: string): Promise<number>;
 }
+
+/** A counter's key in storage: the app's id first, so one app cannot reach another's counters. */
+export const sequenceKey = (appId: string, key: string): string => `${appId}/${key}`;
 
 export function docHandle(dt: DocType, caller: Caller): DocHandle {
   const companyId = caller.company.id;
@@ -115,6 +120,10 @@ class BoundContext implements AppContext {
 
   transaction<T>(fn: () => Promise<T>): Promise<T> {
     return this.deps.db.transaction(fn);
+  }
+
+  get sequences(): AppContext['sequences'] {
+    return { next: (key) => this.deps.nextNumber(this.company.id, sequenceKey(this.appId, key)) };
   }
 }
 

@@ -3,7 +3,7 @@
 // app code use. Every write runs its hooks, its audit row and the events whose source it is in
 // one unit of work.
 import type { ValidateFunction } from 'ajv';
-import type { DocumentTypeDecl, FieldDecl, TopicDecl, SourceDecl, ConditionDecl } from '../../manifests/manifest.schema.ts';
+import type { DocumentTypeDecl, FieldDecl, TopicDecl, SourceDecl, ConditionDecl, TransitionDecl } from '../../manifests/manifest.schema.ts';
 import type { AppContext, DocHooks, Doc, ListQuery, ListResult } from '../../sdk/define-app.ts';
 import type { DocumentTable, DocRow, FilterField, ListRow } from '../storage/repos/documents.ts';
 import type { UnitOfWork, Work } from '../audit/unit-of-work.ts';
@@ -21,6 +21,9 @@ import { buildRules, hasExpressions, type CompiledRules } from './rules/document
 import { applySet, brokenRules, celDocument, computeInto, guardHolds, transitionScope, type RuleScope } from './rules/evaluate.ts';
 import { currencyDigits } from '../tenancy/companies.ts';
 import { roleAtLeast } from '../identity/roles.ts';
+import { buildEffects, hasEffects, runEffects, type CompiledEffect, type CompiledEffects } from './rules/effects.ts';
+import { formatName, namingDate, seriesKey } from './rules/naming.ts';
+import { uniqueLockName } from './rules/unique.ts';
 
 /** Who writes, in which company and language: what every operation is bound to. */
 export interface Caller {
@@ -50,6 +53,10 @@ export interface DocTypeDeps {
   context(caller: Caller): AppContext;
   /** The app's topics whose source is this type. */
   topics: TopicDecl[];
+  /** The next number of the app's counter `key` in a company, in the write's transaction (naming series). */
+  sequence(companyId: string, key: string): Promise<number>;
+  /** Holds a named lock to the end of the write's transaction (uniqueness checks). */
+  lock(name: string): Promise<void>;
 }
 
 type Fields = readonly (FieldDecl | NonNullable<FieldDecl['fields']>[number])[];
@@ -200,13 +207,6 @@ export class DocType {
   }
 
   private secretFields?: string[];
-
-  /** Read-only fields an update keeps (a transition's `set` gave them), as opposed to computed ones. */
-  private get keptOnUpdate(): string[] {
-    return (this.kept ??= this.decl.fields.filter((f) => isReadOnly(f) && f.compute === undefined && f.type !== 'lines').map((f) => f.name));
-  }
-
-  private kept?: string[];
 
   /** The document without its secret fields: what lists, audit rows and events carry. */
   private redact(doc: Doc): Doc;
@@ -418,11 +418,14 @@ export class DocType {
       await this.checkReferences(body, caller);
       await this.hook('beforeCreate', caller, body);
       this.applyRules(body, caller);
+      if (this.decl.naming && this.decl.naming.on === undefined) await this.assignName(body, caller);
+      await this.checkUnique(body, caller);
       const data = this.stored(body, caller);
       const ms = this.deps.clock.now();
       const now = isoNow(ms);
       const row: DocRow = { id: newSortableId(this.decl.idPrefix, ms), state: this.decl.initialState ?? null, data, created_at: now, updated_at: now, state_changed_at: now };
       const doc = await this.write(w, 'create', row);
+      await this.runEffects(this.effects?.create, caller, doc, {}, doc.state ?? '');
       await this.hook('afterCreate', caller, doc);
       return doc;
     });
@@ -443,11 +446,11 @@ export class DocType {
         }
       }
       const merged = check<Record<string, unknown>>(this.c.write, { ...current, ...structuredClone(patch) }, 'body', caller.lang, this.deps.tr);
-      // What a transition's `set` (or a hook, which sets it again) gave a read-only field stays: only computed fields are recomputed.
-      for (const f of this.keptOnUpdate) if (previous[f] !== undefined) merged[f] = previous[f];
+      this.keepReadOnly(merged, previous);
       await this.checkReferences(merged, caller);
       await this.hook('beforeUpdate', caller, merged, previous);
       this.applyRules(merged, caller);
+      await this.checkUnique(merged, caller, id);
       const next: DocRow = { ...row, data: this.stored(merged, caller), updated_at: isoNow(this.deps.clock.now()) };
       const doc = await this.write(w, 'update', next, previous);
       await this.hook('afterUpdate', caller, doc, previous);
@@ -489,12 +492,19 @@ export class DocType {
           next = { ...row, data: this.stored(doc, caller) };
         }
       }
+      if (this.decl.naming?.on === name || this.isUniqueType) {
+        const doc = JSON.parse(next.data) as Record<string, unknown>;
+        if (this.decl.naming?.on === name) await this.assignName(doc, caller);
+        await this.checkUnique(doc, caller, id);
+        next = { ...next, data: JSON.stringify(doc) };
+      }
       await this.hook('beforeTransition', caller, previous, name);
       const now = isoNow(this.deps.clock.now());
       next.state = t.to;
       next.updated_at = now;
       next.state_changed_at = now;
       const doc = await this.write(w, name, next, previous);
+      await this.runEffects(this.effects?.transitions.get(name), caller, doc, body, previous.state!, t.input);
       await this.hook('afterTransition', caller, doc, name);
       return doc;
     });
@@ -525,6 +535,110 @@ export class DocType {
       if (err !== ROLLED_BACK) throw err;
     }
     return doc!;
+  }
+
+  // ---- effects, naming series, unique fields (core/apps/rules/effects.ts, naming.ts, unique.ts) ----
+
+  private compiledEffects?: CompiledEffects | null;
+
+  /** The type's effects, compiled on first use (the manifest was checked, so they compile). */
+  private get effects(): CompiledEffects | null {
+    if (this.compiledEffects === undefined) {
+      if (!hasEffects(this.decl)) this.compiledEffects = null;
+      else {
+        const typeOf = (name: string) => (name === this.decl.name ? this.decl : this.deps.resolve(name).decl);
+        const { effects, problems } = buildEffects(this.decl, '', typeOf);
+        if (!effects) throw new Error(`${this.appId}.${this.decl.name}: effects do not compile: ${problems.map((p) => p.message).join('; ')}`);
+        this.compiledEffects = effects;
+      }
+    }
+    return this.compiledEffects;
+  }
+
+  private async runEffects(list: CompiledEffect[] | undefined, caller: Caller, doc: Doc, input: Record<string, unknown>, from: string, inputFields?: TransitionDecl['input']): Promise<void> {
+    if (!list?.length) return;
+    await runEffects(list, {
+      appId: this.appId, caller, companyId: caller.company.id, dt: this.decl, doc, input, inputFields, from, scope: this.ruleScope(caller),
+      resolve: (type) => this.deps.resolve(type),
+    });
+  }
+
+  /** The document, locked to the end of the write's transaction (what an effect acts on). */
+  async getLocked(companyId: string, id: string): Promise<Doc | undefined> {
+    const r = await this.deps.table.getLocked(companyId, id);
+    return r && this.toDoc(r);
+  }
+
+  /**
+   * An update by an effect: `patchOf` gives the fields from the document as it is once locked;
+   * read-only fields may be set (not computed ones). Locks, hooks, rules, uniqueness, the audit
+   * entry and the events apply as for any update.
+   */
+  async setFields(caller: Caller, id: string, patchOf: (current: Doc) => Record<string, unknown>): Promise<Doc> {
+    return this.deps.uow.run(this.scope(caller), async (w) => {
+      const row = await this.deps.table.getLocked(caller.company.id, id);
+      if (!row) throw new DiwanError('NOT_FOUND', [{ resource: this.resource, id }]);
+      const previous = this.toDoc(row);
+      const patch = patchOf(previous);
+      this.checkLocks(previous, patch, caller);
+      const merged: Record<string, unknown> = { ...Object.fromEntries(Object.entries(previous).filter(([k]) => !SYSTEM.includes(k))), ...patch };
+      await this.checkReferences(merged, caller);
+      await this.hook('beforeUpdate', caller, merged, previous);
+      this.applyRules(merged, caller);
+      await this.checkUnique(merged, caller, id);
+      const next: DocRow = { ...row, data: this.stored(merged, caller), updated_at: isoNow(this.deps.clock.now()) };
+      const doc = await this.write(w, 'update', next, previous);
+      await this.hook('afterUpdate', caller, doc, previous);
+      return doc;
+    });
+  }
+
+  /** Read-only fields an update leaves out keep their values (a series' name, what effects set); hooks and rules may still recompute them. */
+  private keepReadOnly(merged: Record<string, unknown>, previous: Doc): void {
+    for (const f of this.decl.fields) {
+      if (f.readOnly && f.compute === undefined && !(f.name in merged) && previous[f.name] !== undefined) merged[f.name] = previous[f.name];
+    }
+  }
+
+  /** Gives the series' field its name (once: a document already named keeps it). */
+  private async assignName(doc: Record<string, unknown>, caller: Caller): Promise<void> {
+    const n = this.decl.naming!;
+    if (typeof doc[n.field] === 'string' && doc[n.field] !== '') return;
+    const date = namingDate(n, doc, isoNow(this.deps.clock.now()).slice(0, 10));
+    doc[n.field] = formatName(n, date, await this.deps.sequence(caller.company.id, seriesKey(this.decl.name, n, date)));
+  }
+
+  private get isUniqueType(): boolean {
+    return (this.uniqueFields ??= this.decl.fields.filter((f) => f.unique || f.uniqueWithin !== undefined)).length > 0;
+  }
+
+  private uniqueFields?: FieldDecl[];
+
+  /**
+   * Unique fields keep their rule: under a lock named for the value (held to the commit, so a
+   * concurrent write of the same value waits and then sees this one), another document with the
+   * value is a CONFLICT naming the field and that document.
+   */
+  private async checkUnique(doc: Record<string, unknown>, caller: Caller, exceptId?: string): Promise<void> {
+    if (!this.isUniqueType) return;
+    const companyId = caller.company.id;
+    for (const f of this.uniqueFields!) {
+      const value = doc[f.name];
+      if (value === undefined || value === null || value === '' || typeof value === 'object') continue;
+      const equals: [string, string | number | boolean][] = [[f.name, value as string | number | boolean]];
+      const parent = f.uniqueWithin !== undefined ? doc[f.uniqueWithin] : undefined;
+      if (f.uniqueWithin !== undefined) {
+        if (typeof parent !== 'string') continue;
+        equals.push([f.uniqueWithin, parent]);
+      }
+      await this.deps.lock(uniqueLockName(this.deps.table.table, companyId, f.name, parent, value));
+      const other = await this.deps.table.findOther(companyId, equals, exceptId);
+      if (!other) continue;
+      const reason = f.uniqueWithin !== undefined
+        ? this.deps.tr.t(caller.lang, 'reason.uniqueWithin', { field: f.name, value: String(value), other, within: f.uniqueWithin, parent: String(parent) })
+        : this.deps.tr.t(caller.lang, 'reason.unique', { field: f.name, value: String(value), other });
+      throw new DiwanError('CONFLICT', [{ reason: 'unique', field: f.name, pointer: `/${f.name}`, value, other, ...(f.uniqueWithin !== undefined ? { within: f.uniqueWithin, parent } : {}) }], { reason });
+    }
   }
 
   async remove(caller: Caller, id: string): Promise<Doc> {

@@ -9,6 +9,9 @@ import { manifestSchema, type ConditionDecl, type DocumentTypeDecl, type Manifes
 import { CORE_PERMISSIONS } from '../identity/permissions.ts';
 import { labelProblems } from './manifest-labels.ts';
 import { buildRules } from './rules/document-rules.ts';
+import { buildEffects } from './rules/effects.ts';
+import { namingProblems } from './rules/naming.ts';
+import { uniqueProblems } from './rules/unique.ts';
 
 const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (a: Ajv) => Ajv;
 
@@ -126,6 +129,9 @@ export function checkManifest(raw: unknown): { manifest?: Manifest; problems: Pr
     lockStates(dt.lockedIn, `${at}/lockedIn`);
     // Expressions: parsed and type-checked against the fields, each problem at its pointer.
     for (const p of buildRules(dt, at).problems) add(p.pointer, p.rule, p.message);
+    // Effects on related documents, naming series and unique fields (core/apps/rules/).
+    const typeOf = (name: string) => (m.documentTypes ?? []).find((o) => o.name === name);
+    for (const p of [...buildEffects(dt, at, typeOf).problems, ...namingProblems(dt, at), ...uniqueProblems(dt, at)]) add(p.pointer, p.rule, p.message);
     (dt.schedules ?? []).forEach((sc, j) => {
       const sat = `${at}/schedules/${j}`;
       if ((dt.schedules ?? []).findIndex((o) => o.name === sc.name) !== j) add(`${sat}/name`, 'duplicate', `schedule ${sc.name} is declared twice`);

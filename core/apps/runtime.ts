@@ -19,7 +19,7 @@ import { payloadAjv } from './manifest-check.ts';
 import type { PermissionRegistry } from '../identity/permissions.ts';
 import type { Role } from '../identity/roles.ts';
 import type { Companies } from '../tenancy/companies.ts';
-import { appContext, type ContextDeps } from './app-context.ts';
+import { appContext, sequenceKey, type ContextDeps } from './app-context.ts';
 import { AppSettings } from './settings.ts';
 import { silentLogger, type Logger } from '../kernel/logger.ts';
 import { DocType, type Caller, type ResolvedTopic } from './doc-type.ts';
@@ -194,6 +194,8 @@ export class AppRuntime {
         hooks: def.hooks?.[decl.name] ?? {},
         context,
         topics: topics.filter((t) => t.source.on !== 'operation' && t.source.type === decl.name),
+        sequence: (companyId, key) => storage.sequences.next(companyId, sequenceKey(m.id, key)),
+        lock: (name) => storage.locks.hold(name),
       });
       app.docTypes.set(decl.name, dt);
     }
@@ -302,6 +304,7 @@ export class AppRuntime {
         docType: (ref) => this.resolveDocType(app, ref),
         checkEmit: (topic, data) => this.checkEmit(app, topic, data),
         checkAudit: (resource, action) => this.checkAudit(app, resource, action),
+        nextNumber: (companyId, key) => storage.sequences.next(companyId, key),
       };
       this.contextDeps.set(app, deps);
     }
