@@ -151,7 +151,7 @@ function conditionText(c: ConditionDecl): string {
 /** What makes a topic fire, in words: `transition \`send\` of \`invoice\``, `schedule \`overdue\` of \`invoice\``… */
 export function sourceText(src: SourceDecl): string {
   const of = src.type ? ` of ${code(src.type)}` : '';
-  const when = src.when ? ` when ${conditionText(src.when)}` : '';
+  const when = src.when ? ` when ${'rule' in src.when ? code(src.when.rule) : conditionText(src.when)}` : '';
   switch (src.on) {
     case 'transition':
       return `transition ${code(src.transition ?? '')}${of}${when}`;

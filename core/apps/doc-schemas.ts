@@ -4,8 +4,8 @@ import type { DocumentTypeDecl, FieldDecl, LineFieldDecl } from '../../manifests
 
 type Schema = Record<string, unknown>;
 
-/** Neither a client nor an app's input sets it: the app's hooks do, or its `compute` expression. */
-export const isReadOnly = (f: FieldDecl | LineFieldDecl): boolean => !!f.readOnly || (f as FieldDecl).compute !== undefined;
+/** Neither a client nor an app's input sets it: the app's hooks do, its `compute` expression (of the document or of a line), or its aggregate. */
+export const isReadOnly = (f: FieldDecl | LineFieldDecl): boolean => !!f.readOnly || f.compute !== undefined || !!(f as FieldDecl).aggregate;
 
 /** Bounds that also keep JSON's `1e400` (Infinity) out of numeric fields. */
 const NUMBER_BOUND = 1e15;

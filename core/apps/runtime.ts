@@ -23,6 +23,7 @@ import { appContext } from './app-context.ts';
 import { AppSettings } from './settings.ts';
 import { silentLogger, type Logger } from '../kernel/logger.ts';
 import { DocType, type Caller, type ResolvedTopic } from './doc-type.ts';
+import { aggregatedBy } from './rules/aggregates.ts';
 import { docTypePermissions } from './manifest-check.ts';
 import { loadDefinition, type AppSource } from './app-source.ts';
 import { routesForApp, type AppRoute } from './routes-for-app.ts';
@@ -194,6 +195,7 @@ export class AppRuntime {
         hooks: def.hooks?.[decl.name] ?? {},
         context,
         topics: topics.filter((t) => t.source.on !== 'operation' && t.source.type === decl.name),
+        aggregatedBy: aggregatedBy(m.documentTypes ?? [], decl),
       });
       app.docTypes.set(decl.name, dt);
     }

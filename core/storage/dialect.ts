@@ -25,6 +25,8 @@ export interface Dialect {
   least(a: string, b: string): string;
   /** Lock the selected rows, skipping those another transaction holds (empty where writes are serial). */
   skipLocked: string;
+  /** Lock the selected rows to the transaction's end, waiting for another that holds them (empty where writes are serial). */
+  forUpdate: string;
   /**
    * Whether rows that each get their own values are updated by one statement over a VALUES list
    * (a server: a round trip per statement) rather than one statement per row (SQLite, whose
@@ -130,6 +132,7 @@ export const sqliteDialect: Dialect = {
   indexHint: (index) => `INDEXED BY ${ident(index)}`,
   least: (a, b) => `min(${a}, ${b})`,
   skipLocked: '',
+  forUpdate: '',
   bulkUpdate: false,
   tryLock: '',
   // BEGIN IMMEDIATE already makes writers wait for each other.
@@ -174,6 +177,7 @@ export const postgresDialect: Dialect = {
   indexHint: () => '',
   least: (a, b) => `LEAST(${a}, ${b})`,
   skipLocked: 'FOR UPDATE SKIP LOCKED',
+  forUpdate: 'FOR UPDATE',
   bulkUpdate: true,
   // A transaction-level advisory lock on the name's hash (a collision only makes one wait its turn).
   tryLock: "SELECT pg_try_advisory_xact_lock(hashtext('diwan.' || ?)) AS locked",

@@ -43,6 +43,9 @@ const en: Table = {
   'reason.inUse': '{{what}} is still in use',
   'reason.locked': 'the document is "{{state}}": it changes only through its transitions',
   'reason.fieldLocked': '{{field}} cannot change while the document is "{{state}}"',
+  // A child's write that would move the totals of the document it counts in (core/apps/rules/aggregates.ts).
+  'reason.parentLocked': 'the {{parent}} {{id}} is "{{state}}": the totals it keeps cannot change',
+  'reason.parentRule': 'the {{parent}} {{id}} would break its rules: {{problems}}',
   // Requests that cannot be read (core/http/json-body.ts, core/http/client-errors.ts).
   'reason.jsonTooDeep': 'the JSON is nested deeper than {{limit}} levels',
   'reason.missingHost': 'the Host header is missing',
@@ -110,6 +113,8 @@ const ar: Table = {
   'reason.inUse': '{{what}} ما زال قيد الاستخدام',
   'reason.locked': 'المستند في الحالة "{{state}}": لا يتغيّر إلا عبر انتقالاته',
   'reason.fieldLocked': 'لا يمكن تغيير {{field}} والمستند في الحالة "{{state}}"',
+  'reason.parentLocked': 'المستند {{parent}} {{id}} في الحالة "{{state}}": لا تتغيّر المجاميع التي يحفظها',
+  'reason.parentRule': 'سيخالف المستند {{parent}} {{id}} قواعده: {{problems}}',
   'reason.jsonTooDeep': 'تتداخل بنية JSON لأكثر من {{limit}} مستوى',
   'reason.missingHost': 'الترويسة Host مفقودة',
   'reason.contentLengthAndTransferEncoding': 'لا يجوز إرسال Content-Length وTransfer-Encoding معًا',

@@ -104,6 +104,15 @@ export class DocumentTable {
     return this.db.get<DocRow>(`${SELECT} ${this.t} WHERE company_id = ? AND id = ?`, [companyId, id]);
   }
 
+  /**
+   * A document read to be changed from what it holds (an aggregate moved by a delta): inside the
+   * unit of work, locked to its end where writers run at once, so two writes add up rather than
+   * one overwriting the other.
+   */
+  getForUpdate(companyId: string, id: string): Promise<DocRow | undefined> {
+    return this.db.get<DocRow>(`${SELECT} ${this.t} WHERE company_id = ? AND id = ? ${this.db.dialect.forUpdate}`, [companyId, id]);
+  }
+
   async update(companyId: string, r: DocRow): Promise<void> {
     await this.db.run(`UPDATE ${this.t} SET state = ?, data = ?, updated_at = ?, state_changed_at = ? WHERE company_id = ? AND id = ?`, [
       r.state, r.data, r.updated_at, r.state_changed_at, companyId, r.id,
