@@ -279,6 +279,13 @@ describe('rules in the manifest', () => {
       expect(await count(host, "SELECT count(*) FROM audit_log WHERE company_id = ? AND resource_id = ? AND action = 'update'", co.company.id, a.id)).toBe(9);
     });
 
+    it('adds up orders written at the same time (each locks its book until it commits: none overwrites another)', async () => {
+      const b = await book();
+      const res = await Promise.all(Array.from({ length: 12 }, (_, i) => co.as().post('/api/v1/orders', order({ bookId: b.id, number: 170 + i }))));
+      expect(res.map((r) => r.statusCode)).toEqual(Array(12).fill(201));
+      expect((await getBook(b.id)).orders).toBe(12);
+    });
+
     it('refuses a client that sends an aggregate', async () => {
       const e = expectError(await co.as().post('/api/v1/books', { name: 'X', firstNumber: 1, lastNumber: 2, limit: 5, committed: 5 }), 400, 'VALIDATION_ERROR');
       expect(e.details[0]).toMatchObject({ pointer: '/committed', rule: 'additionalProperties' });
