@@ -7,6 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Host } from '../core/host.ts';
 import { firstPartySources } from '../core/apps/app-source.ts';
+import { checkManifest } from '../core/apps/manifest-check.ts';
 import { buildHost } from './db.ts';
 import { ARABIC, count, createCompany, createCustomer, expectError, type Client, type TestCompany } from './helpers.ts';
 
@@ -221,5 +222,28 @@ describe('the apps do their business', () => {
       expect(e.details[0]).toMatchObject({ reason: 'parentLocked', resource: 'construction-contracts', id: contract.id, state: 'closed' });
       expect((await getContract()).actualCost).toBe(1_100_010.25);
     });
+  });
+
+  it("refuses at install a rule that reads a field another app's document does not have (unknown when the manifest alone is validated)", async () => {
+    const sources = firstPartySources().filter((s) => s.manifest.id === 'employees' || s.manifest.id === 'payroll');
+    const payroll = sources.find((s) => s.manifest.id === 'payroll')!;
+    const manifest = structuredClone(payroll.manifest);
+    const slip = manifest.documentTypes!.find((d) => d.name === 'payslip')!;
+    slip.validations![1].rule = 'ref.employeeId.salaryGrade > 3';
+    const i = manifest.documentTypes!.indexOf(slip);
+    expect(checkManifest(manifest).problems).toEqual([]);
+    const h = await buildHost({ sources: sources.filter((s) => s.manifest.id === 'employees'), config: { rateLimitPerMinute: 0 } });
+    try {
+      await expect(h.runtime.load({ ...payroll, manifest })).rejects.toMatchObject({
+        code: 'MANIFEST_INVALID',
+        details: [expect.objectContaining({ pointer: `/documentTypes/${i}/validations/1/rule`, rule: 'expressionType' })],
+      });
+      expect(h.runtime.get('payroll')).toBeUndefined();
+      // As written, it loads.
+      await h.runtime.load(payroll);
+      expect(h.runtime.get('payroll')).toBeDefined();
+    } finally {
+      await h.close();
+    }
   });
 });

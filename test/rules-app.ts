@@ -72,7 +72,7 @@ export function rulesManifest(): Manifest {
         { name: 'firstNumber', type: 'integer', required: true, minimum: 1, label: bi('First number', 'الرقم الأول') },
         { name: 'lastNumber', type: 'integer', required: true, minimum: 1, label: bi('Last number', 'الرقم الأخير') },
         { name: 'limit', type: 'money', required: true, minimum: 0, label: bi('Limit', 'الحد') },
-        { name: 'discountPercent', type: 'number', minimum: 0, maximum: 100, label: bi('Discount %', 'نسبة الخصم') },
+        { name: 'discountPercent', type: 'number', required: true, minimum: 0, maximum: 100, default: '10.0', label: bi('Discount %', 'نسبة الخصم') },
         { name: 'committed', type: 'money', aggregate: { type: 'order', via: 'bookId', op: 'sum', field: 'total', states: ['sent', 'closed'] },
           label: bi('Committed', 'الملتزم به'), description: bi('The totals of its sent and closed orders', 'مجاميع طلباته المرسلة والمغلقة') },
         { name: 'orders', type: 'integer', aggregate: { type: 'order', via: 'bookId', op: 'count', states: ['draft', 'sent', 'closed'] },

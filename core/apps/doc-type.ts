@@ -126,14 +126,37 @@ export class DocType {
     if (this.compiledRules === undefined) {
       if (!hasExpressions(this.decl) && !this.deps.topics.some((t) => t.source.when && 'rule' in t.source.when)) this.compiledRules = null;
       else {
-        const conditions = this.deps.topics.flatMap((t) => (t.source.when && 'rule' in t.source.when ? [{ rule: t.source.when.rule, pointer: `/${t.topic}/source/when/rule` }] : []));
-        const targets = (to: string) => this.deps.resolve(to).decl.fields;
-        const { rules, problems } = buildRules(this.decl, '', { targets, conditions });
+        const { rules, problems } = buildRules(this.decl, '', this.ruleInputs);
         if (!rules) throw new Error(`${this.appId}.${this.decl.name}: rules do not compile: ${problems.map((p) => p.message).join('; ')}`);
         this.compiledRules = rules;
       }
     }
     return this.compiledRules;
+  }
+
+  /** What the rules are built from besides the type: the fields of the types its references name, and its topics' rules. */
+  private get ruleInputs() {
+    const conditions = this.deps.topics.flatMap((t) => (t.source.when && 'rule' in t.source.when ? [{ rule: t.source.when.rule, pointer: `/${t.topic}/source/when/rule` }] : []));
+    const targets = (to: string) => {
+      try {
+        return this.deps.resolve(to).decl.fields;
+      } catch {
+        return undefined;
+      }
+    };
+    return { targets, conditions };
+  }
+
+  /**
+   * At install: rules that read a document of another app (typed `dyn` when the manifest alone
+   * was validated) checked against that app's fields, every problem at its pointer (`at` is the
+   * type's). Types without such rules are left to compile on first use.
+   */
+  checkRules(at: string): { pointer: string; rule: string; message: string }[] {
+    if (!this.decl.fields.some((f) => f.type === 'reference' && f.to?.includes('/')) || !hasExpressions(this.decl)) return [];
+    const { rules, problems } = buildRules(this.decl, at, this.ruleInputs);
+    if (rules) this.compiledRules = rules;
+    return problems;
   }
 
   /** The fields of the table's indexes: filters, and the dates schedules watch. */

@@ -211,6 +211,9 @@ export class AppRuntime {
       const details = undeclared.map((r) => ({ pointer: '/server', rule: 'undeclaredPermission', message: `route ${r.doc.method} ${r.doc.url} needs ${r.doc.permission ?? 'a permission'}, which is not declared` }));
       throw new DiwanError('MANIFEST_INVALID', details, { count: details.length });
     }
+    // Rules reading another app's documents are typed against its fields, now that it is loaded.
+    const typed = (m.documentTypes ?? []).flatMap((decl, i) => app.docTypes.get(decl.name)!.checkRules(`/documentTypes/${i}`));
+    if (typed.length) throw new DiwanError('MANIFEST_INVALID', typed as never, { count: typed.length });
     const clash = this.routeClashes(app);
     if (clash.length) throw new DiwanError('APP_REFUSED', clash, { reason: clash[0].reason });
 
