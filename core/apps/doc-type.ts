@@ -426,14 +426,14 @@ export class DocType {
     for (const t of this.deps.topics) {
       const s = t.source;
       if (s.on === on && (on !== 'transition' || s.transition === transition)) {
-        if (!s.when || this.when(s.when, full, digits)) await w.emit(t.topic, on === 'transition' ? { ...doc, previous: { state: previous?.state ?? null } } : doc);
+        if (!s.when || this.when(s.when, doc, digits)) await w.emit(t.topic, on === 'transition' ? { ...doc, previous: { state: previous?.state ?? null } } : doc);
       } else if (s.on === 'change' && previous && (on === 'update' || on === 'transition')) {
         const field = s.field!;
         const before = previous[field] ?? null;
         const after = doc[field] ?? null;
         if (JSON.stringify(before) === JSON.stringify(after)) continue;
         // With a condition, the event marks the moment it becomes true.
-        if (s.when && (!this.when(s.when, full, digits) || this.when(s.when, fullPrevious!, digits))) continue;
+        if (s.when && (!this.when(s.when, doc, digits) || this.when(s.when, previous, digits))) continue;
         await w.emit(t.topic, { ...doc, previous: { [field]: before } });
       }
     }

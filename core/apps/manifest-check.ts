@@ -117,7 +117,7 @@ export function checkManifest(raw: unknown): { manifest?: Manifest; problems: Pr
         if ((t.input ?? []).findIndex((o) => o.name === f.name) !== k) add(`${iat}/name`, 'duplicate', `input ${f.name} is declared twice`);
         if (f.type === 'enum' && !f.values) add(`${iat}/values`, 'required', `enum input ${f.name} needs values`);
         if (f.type === 'reference' && !f.to) add(`${iat}/to`, 'required', `reference input ${f.name} needs "to"`);
-        if (f.readOnly || f.secret) add(iat, 'input', `input ${f.name} is sent by the client: it cannot be read-only or secret`);
+        if (f.readOnly || f.secret || f.compute !== undefined) add(iat, 'input', `input ${f.name} is sent by the client: it cannot be read-only, computed or secret`);
       });
     });
     const lockStates = (list: readonly string[] | undefined, pointer: string) => {
