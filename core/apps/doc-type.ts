@@ -324,6 +324,8 @@ export class DocType {
   private async checkReferences(doc: Record<string, unknown>, caller: Caller, fields: Fields = this.decl.fields): Promise<Refs> {
     const problems: Record<string, unknown>[] = [];
     const found: Refs = new Map();
+    // Only a type whose rules read `ref` pays for reading the documents found.
+    const keep = fields === this.decl.fields && !!this.rules?.usesRef;
     const visit = async (fields: Fields, obj: Record<string, unknown>, base: string) => {
       for (const f of fields) {
         const v = obj[f.name];
@@ -331,7 +333,7 @@ export class DocType {
         if (f.type === 'reference' && typeof v === 'string') {
           const target = this.deps.resolve(f.to!);
           const row = await target.deps.table.get(caller.company.id, v);
-          if (row && base === '') found.set(f.name, target.toDoc(row));
+          if (row && keep && base === '') found.set(f.name, target.toDoc(row));
           if (!row) {
             const field = `${base}/${f.name}`.slice(1).replace(/\/(\d+)\//g, '[$1].').replace(/\//g, '.');
             problems.push({
