@@ -295,6 +295,9 @@ describe('rules in the manifest', () => {
     it('refuses a client that sends an aggregate', async () => {
       const e = expectError(await co.as().post('/api/v1/books', { name: 'X', firstNumber: 1, lastNumber: 2, limit: 5, committed: 5 }), 400, 'VALIDATION_ERROR');
       expect(e.details[0]).toMatchObject({ pointer: '/committed', rule: 'additionalProperties' });
+      const doc = (await host.app.inject({ method: 'GET', url: '/api/v1/openapi.json' })).json();
+      const read = Object.values(doc.components.schemas as Record<string, { title?: string; properties: Record<string, { readOnly?: boolean }> }>).find((s) => s.title === 'Book')!;
+      expect([read.properties.committed.readOnly, read.properties.orders.readOnly, read.properties.limit.readOnly]).toEqual([true, true, undefined]);
     });
 
     it('refuses an order whose send would pass the book’s limit, naming the book, and leaves both as they were', async () => {

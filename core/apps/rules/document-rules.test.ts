@@ -2,6 +2,9 @@
 // validate` lists and install refuses), and the exact helpers the rules call.
 import { describe, expect, it } from 'vitest';
 import { checkManifest } from '../manifest-check.ts';
+import { buildRules } from './document-rules.ts';
+import { celActivation, computeInto, brokenRules } from './evaluate.ts';
+import { createTranslator } from '../../kernel/i18n/i18n.ts';
 import { validManifest } from '../app-source.ts';
 import { rulesManifest } from '../../../test/rules-app.ts';
 import { daysBetween, divRound, roundHalfAway, timesRound } from './decimal.ts';
@@ -122,6 +125,27 @@ describe('checking the rules of a manifest', () => {
   it('refuses such a manifest at install (MANIFEST_INVALID)', () => {
     const m = withOrder((o) => void (field(o, 'total').compute = 'doc.subtotal +'));
     expect(() => validManifest(m)).toThrow(expect.objectContaining({ code: 'MANIFEST_INVALID' }));
+  });
+});
+
+describe('evaluating the rules of lines', () => {
+  it('computes each line, reports a line that cannot be computed at its own pointer, and checks each line', () => {
+    const m = structuredClone(rulesManifest()) as Mutable;
+    // The unit price of one piece: the line's amount divided by its whole quantity (a quantity of 0 cannot be divided by).
+    m.documentTypes[0].fields[1].fields[2].compute = 'fraction(line.unitPrice, 1, int(line.quantity))';
+    const dt = m.documentTypes[0];
+    const { rules, problems } = buildRules(dt, '', { targets: (to) => m.documentTypes.find((d: Mutable) => d.name === to)?.fields });
+    expect(problems).toEqual([]);
+    const s = { digits: 2, lang: 'ar' as const, tr: createTranslator() };
+    const doc: Mutable = { customer: 'Acme', lines: [{ quantity: 4, unitPrice: 10 }, { quantity: 0, unitPrice: 5 }, { quantity: 2000, unitPrice: 1 }] };
+    const a = celActivation(rules!, dt, doc, s);
+    const computed = computeInto(rules!, doc, a, s);
+    expect(doc.lines[0].amount).toBe(2.5);
+    expect(computed[0]).toMatchObject({ pointer: '/lines/1/amount', rule: 'compute', computed: true });
+    // What reads the missing amount cannot be computed either: each is named.
+    expect(computed.map((p) => p.pointer)).toEqual(['/lines/1/amount', '/subtotal', '/discount', '/total', '/vat']);
+    expect(String(computed[0].message)).toMatch(/[\u0600-\u06FF]/);
+    expect(brokenRules(rules!, dt, a, s).map((p) => p.pointer)).toEqual(['/lines', '/lines/2/quantity']);
   });
 });
 
