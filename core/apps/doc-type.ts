@@ -397,10 +397,11 @@ export class DocType {
   }
 
   /** Whether a source's condition holds of a document: a test on a field, or a rule. */
-  private when(c: WhenDecl, doc: Record<string, unknown>, digits: number): boolean {
+  private when(c: WhenDecl, doc: Record<string, unknown>, caller: Caller | undefined): boolean {
     if (!('rule' in c)) return holds(c, doc);
     const index = this.deps.topics.filter((t) => t.source.when && 'rule' in t.source.when).findIndex((t) => t.source.when === c);
-    return conditionHolds(this.rules!, index, this.decl, doc, { digits });
+    // Money in the company currency's minor units (a write without a caller is the host's own, in SAR's 2 digits).
+    return conditionHolds(this.rules!, index, this.decl, doc, { digits: caller ? this.ruleScope(caller).digits : 2 });
   }
 
   /** An update (or delete) of a document in a locked state, or of a field locked in it, is refused. */
@@ -424,18 +425,17 @@ export class DocType {
   private async emit(w: Work, on: 'create' | 'update' | 'delete' | 'transition', full: Doc, fullPrevious?: Doc, transition?: string, caller?: Caller): Promise<void> {
     const doc = this.redact(full);
     const previous = this.redact(fullPrevious);
-    const digits = caller ? this.ruleScope(caller).digits : 2;
     for (const t of this.deps.topics) {
       const s = t.source;
       if (s.on === on && (on !== 'transition' || s.transition === transition)) {
-        if (!s.when || this.when(s.when, doc, digits)) await w.emit(t.topic, on === 'transition' ? { ...doc, previous: { state: previous?.state ?? null } } : doc);
+        if (!s.when || this.when(s.when, doc, caller)) await w.emit(t.topic, on === 'transition' ? { ...doc, previous: { state: previous?.state ?? null } } : doc);
       } else if (s.on === 'change' && previous && (on === 'update' || on === 'transition')) {
         const field = s.field!;
         const before = previous[field] ?? null;
         const after = doc[field] ?? null;
         if (JSON.stringify(before) === JSON.stringify(after)) continue;
         // With a condition, the event marks the moment it becomes true.
-        if (s.when && (!this.when(s.when, doc, digits) || this.when(s.when, previous, digits))) continue;
+        if (s.when && (!this.when(s.when, doc, caller) || this.when(s.when, previous, caller))) continue;
         await w.emit(t.topic, { ...doc, previous: { [field]: before } });
       }
     }
