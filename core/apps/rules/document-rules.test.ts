@@ -86,6 +86,7 @@ describe('checking the rules of a manifest', () => {
     order.validations[2].each = 'customer';                                           // not a lines field
     order.validations[3].rule = 'doc.number >= ref.bookId.nothing';                   // the book has no such field
     m.eventFamilies[0].topics[0].source.when.rule = 'doc.committed';                  // not a bool
+    m.eventFamilies[0].topics.push({ ...m.eventFamilies[0].topics[0], topic: 'ruleslab.book.other', source: { type: 'book', on: 'update', when: { rule: 'ref.x.y' } } });
     expect(problems(m as Manifest)).toEqual([
       ['/documentTypes/0/fields/1/fields/0/compute', 'computeOrder'],
       ['/documentTypes/0/fields/1/fields/2/compute', 'expressionType'],
@@ -94,6 +95,7 @@ describe('checking the rules of a manifest', () => {
       ['/documentTypes/0/validations/2/each', 'field'],
       ['/documentTypes/0/validations/3/rule', 'expressionType'],
       ['/eventFamilies/0/topics/0/source/when/rule', 'expressionType'],
+      ['/eventFamilies/0/topics/1/source/when/rule', 'ref'],
     ]);
     // The book's aggregate cannot also be computed.
     field(book, 'committed').compute = 'doc.limit';

@@ -233,6 +233,11 @@ export function buildRules(dt: DocumentTypeDecl, at: string, opts: { targets?: T
   });
   const conditions: Program[] = [];
   for (const c of conditionsDecl) {
+    // An event's condition is evaluated on the stored document alone, with nothing more read.
+    if (/\bref\s*\./.test(c.rule)) {
+      add({ pointer: c.pointer, rule: 'ref', message: `${c.pointer}: a topic's condition reads the document only, not ref` });
+      continue;
+    }
     const program = compileOne(env, c.rule, c.pointer, ['bool'], 'a condition', add);
     if (program) conditions.push(program);
   }
