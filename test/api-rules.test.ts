@@ -292,6 +292,18 @@ describe('rules in the manifest', () => {
       expect((await getBook(b.id)).orders).toBe(12);
     });
 
+    it('lets a transition’s guard and `set` read the book (ref)', async () => {
+      const b = await book({ name: 'East', limit: 300 });
+      const none = await create({ lines: lines(10), discountPercent: 0 });
+      expectError(await co.as().post(`/api/v1/orders/${none.id}/reserve`), 409, 'CONFLICT');
+      const big = await create({ bookId: b.id, number: 190, lines: lines(300.01), discountPercent: 0 });
+      const e = expectError(await co.as().post(`/api/v1/orders/${big.id}/reserve`), 409, 'CONFLICT');
+      expect(e.message).toContain('Only an order its book can still cover is reserved');
+      const ok = await create({ bookId: b.id, number: 191, lines: lines(300), discountPercent: 0 });
+      expect((await co.as().post(`/api/v1/orders/${ok.id}/reserve`)).json().data).toMatchObject({ state: 'sent', notes: 'Reserved in East' });
+      expect(await getBook(b.id)).toMatchObject({ committed: 300, available: 0 });
+    });
+
     it('refuses a client that sends an aggregate', async () => {
       const e = expectError(await co.as().post('/api/v1/books', { name: 'X', firstNumber: 1, lastNumber: 2, limit: 5, committed: 5 }), 400, 'VALIDATION_ERROR');
       expect(e.details[0]).toMatchObject({ pointer: '/committed', rule: 'additionalProperties' });

@@ -64,6 +64,9 @@ export function rulesManifest(): Manifest {
           input: [{ name: 'reason', type: 'enum', values: reasons, required: true, label: bi('Reason', 'السبب') }],
           set: { lostReason: 'input.reason', probability: '0' } },
         { name: 'boom', from: ['draft'], to: 'closed', label: bi('Boom', 'انفجار'), set: { probability: 'int(doc.discountPercent) * 1000' } },
+        { name: 'reserve', from: ['draft'], to: 'sent', label: bi('Reserve', 'حجز'),
+          guard: { rule: 'has(ref.bookId) && ref.bookId.available >= doc.total', message: bi('Only an order its book can still cover is reserved', 'لا يُحجز إلا طلب يغطيه دفتره') },
+          set: { notes: '"Reserved in " + ref.bookId.name' } },
       ],
     }, {
       name: 'book', resource: 'books', idPrefix: 'bk', label: bi('Book', 'دفتر'), labelPlural: bi('Books', 'الدفاتر'),
