@@ -17,7 +17,7 @@ import { DiwanError } from '../kernel/errors/diwan-error.ts';
 import { compileFor, check, validationError, ajvDetails, unstorableDetails } from '../kernel/validation.ts';
 import { buildDocSchemas, eventPayloadSchema, isReadOnly, type DocSchemas } from './doc-schemas.ts';
 import { appFault } from './app-fault.ts';
-import { buildRules, hasExpressions, type CompiledRules } from './rules/document-rules.ts';
+import { buildRules, hasExpressions, readsRef, type CompiledRules } from './rules/document-rules.ts';
 import { applyDefaults, applySet, brokenRules, celActivation, computeInto, conditionHolds, guardHolds, transitionScope, type Refs, type RuleScope } from './rules/evaluate.ts';
 import { aggregateDeltas, addToAggregate, type AggregatedBy, type Deltas } from './rules/aggregates.ts';
 import { currencyDigits } from '../tenancy/companies.ts';
@@ -153,7 +153,7 @@ export class DocType {
    * type's). Types without such rules are left to compile on first use.
    */
   checkRules(at: string): { pointer: string; rule: string; message: string }[] {
-    if (!this.decl.fields.some((f) => f.type === 'reference' && f.to?.includes('/')) || !hasExpressions(this.decl)) return [];
+    if (!this.decl.fields.some((f) => f.type === 'reference' && f.to?.includes('/')) || !readsRef(this.decl)) return [];
     const { rules, problems } = buildRules(this.decl, at, this.ruleInputs);
     if (rules) this.compiledRules = rules;
     return problems;

@@ -64,9 +64,9 @@ export function hasExpressions(dt: DocumentTypeDecl): boolean {
   );
 }
 
-/** Every expression of the type (and the conditions given). */
-function expressionsOf(dt: DocumentTypeDecl, conditions: readonly string[]): string[] {
-  const out = [...conditions];
+/** Every expression of the type. */
+function expressionsOf(dt: DocumentTypeDecl): string[] {
+  const out: string[] = [];
   for (const f of dt.fields) {
     if (f.compute) out.push(f.compute);
     if (f.default) out.push(f.default);
@@ -76,6 +76,11 @@ function expressionsOf(dt: DocumentTypeDecl, conditions: readonly string[]): str
   for (const t of dt.transitions ?? []) out.push(...(t.guard ? [t.guard.rule] : []), ...Object.values(t.set ?? {}));
   return out;
 }
+
+const REF = /\bref\s*\./;
+
+/** Whether an expression of the type reads `ref` (a referenced document). */
+export const readsRef = (dt: DocumentTypeDecl): boolean => expressionsOf(dt).some((e) => REF.test(e));
 
 /** The fields an expression reads of `doc` (`doc.x`, `doc.?x`), or of another variable. */
 function readsOf(expr: string, variable = 'doc'): Set<string> {
@@ -234,13 +239,13 @@ export function buildRules(dt: DocumentTypeDecl, at: string, opts: { targets?: T
   const conditions: Program[] = [];
   for (const c of conditionsDecl) {
     // An event's condition is evaluated on the stored document alone, with nothing more read.
-    if (/\bref\s*\./.test(c.rule)) {
+    if (REF.test(c.rule)) {
       add({ pointer: c.pointer, rule: 'ref', message: `${c.pointer}: a topic's condition reads the document only, not ref` });
       continue;
     }
     const program = compileOne(env, c.rule, c.pointer, ['bool'], 'a condition', add);
     if (program) conditions.push(program);
   }
-  const usesRef = expressionsOf(dt, conditionsDecl.map((c) => c.rule)).some((e) => /\bref\s*\./.test(e));
+  const usesRef = readsRef(dt);
   return problems.length ? { problems } : { problems, rules: { shapes, lineComputed, computed, defaults, validations, transitions, conditions, usesRef } };
 }
