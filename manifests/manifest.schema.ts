@@ -64,7 +64,33 @@ const lineField = {
   type: 'object',
   additionalProperties: false,
   required: ['name', 'type'],
-  properties: { ...fieldCommon, type: { type: 'string', enum: scalarTypes } },
+  properties: {
+    ...fieldCommon,
+    type: { type: 'string', enum: scalarTypes },
+    /**
+     * In a `lines` field: computed for each line from `line` (that line) and `doc`, before the
+     * document's computed fields (which can then sum them). Read-only, like a document's.
+     */
+    compute: expression,
+  },
+} as const;
+
+/**
+ * A read-only total over the documents of another type of the app that reference this one
+ * (`via`): the sum of their `field`, or their count, counting only those in `states`. Kept in
+ * the unit of work of every write of such a document.
+ */
+const aggregate = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['type', 'via', 'op'],
+  properties: {
+    type: { type: 'string', pattern: namePattern },
+    via: { type: 'string', pattern: namePattern },
+    op: { type: 'string', enum: ['sum', 'count'] },
+    field: { type: 'string', pattern: namePattern },
+    states: { type: 'array', minItems: 1, uniqueItems: true, items: { type: 'string', pattern: namePattern } },
+  },
 } as const;
 
 const field = {
@@ -83,6 +109,12 @@ const field = {
      * the field is read-only, and a client that sends it is refused like any read-only field.
      */
     compute: expression,
+    /**
+     * On create, when the client leaves the field out: an expression over `doc` (as sent) and
+     * `ref` (the documents its references name). A field with a default is not required of the client.
+     */
+    default: expression,
+    aggregate,
     /** States in which this field cannot be changed by an update (only a transition's `set` changes it). */
     lockedIn: states,
     /** At most one document of the type per company has a given value (CONFLICT naming the other). */
@@ -136,6 +168,8 @@ const validation = {
     rule: expression,
     /** The field the problem is reported against (its JSON pointer); without it, the document. */
     field: { type: 'string', pattern: namePattern },
+    /** A `lines` field: the rule holds for each line (`line`), and a broken one is reported at `/<lines>/<i>/<field>`. */
+    each: { type: 'string', pattern: namePattern },
     message: bilingual,
   },
 } as const;
@@ -156,6 +190,14 @@ const condition = {
     below: { type: 'number' },
     above: { type: 'number' },
   },
+} as const;
+
+/** A condition stated as an expression over `doc`, answering a bool. */
+const ruleCondition = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['rule'],
+  properties: { rule: expression },
 } as const;
 
 /**
@@ -299,10 +341,11 @@ const source = {
     /** on: operation — what emits it, e.g. `POST /crm/leads/:id/score` or `hook message.beforeCreate`. */
     operation: { type: 'string', minLength: 1, maxLength: 200 },
     /**
-     * Fires only when this holds of the document. With `change`, it fires when the condition
-     * becomes true (it held not before the write, and holds after).
+     * Fires only when this holds of the document: a test on one field, or `{ rule }`, a CEL
+     * expression over `doc` (computed fields included). With `change`, it fires when the
+     * condition becomes true (it held not before the write, and holds after).
      */
-    when: condition,
+    when: { anyOf: [condition, ruleCondition] },
   },
 } as const;
 
@@ -422,7 +465,10 @@ export type SettingDecl = NonNullable<Manifest['settings']>[number];
 export type Role = PermissionDecl['role'];
 export type SourceDecl = TopicDecl['source'];
 export type ScheduleDecl = NonNullable<DocumentTypeDecl['schedules']>[number];
-export type ConditionDecl = NonNullable<SourceDecl['when']>;
+export type ConditionDecl = NonNullable<ScheduleDecl['when']>;
+/** A topic source's condition: a test on one field, or a rule. */
+export type WhenDecl = NonNullable<SourceDecl['when']>;
+export type AggregateDecl = NonNullable<FieldDecl['aggregate']>;
 export type TransitionDecl = NonNullable<DocumentTypeDecl['transitions']>[number];
 export type ValidationDecl = NonNullable<DocumentTypeDecl['validations']>[number];
 export type LineFieldDecl = NonNullable<FieldDecl['fields']>[number];

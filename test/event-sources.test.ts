@@ -26,7 +26,7 @@ import { ManualClock } from '../core/kernel/clock.ts';
 import { CLI_ACTOR } from '../core/kernel/actor.ts';
 import { REPO_ROOT, validManifest, type AppSource } from '../core/apps/app-source.ts';
 import { isReadOnly } from '../core/apps/doc-schemas.ts';
-import type { ConditionDecl, DocumentTypeDecl, FieldDecl, Manifest, SourceDecl, TopicDecl } from '../manifests/manifest.schema.ts';
+import type { ConditionDecl, DocumentTypeDecl, FieldDecl, Manifest, SourceDecl, TopicDecl, WhenDecl } from '../manifests/manifest.schema.ts';
 
 const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (a: Ajv) => Ajv;
 const ajv = addFormats(new Ajv({ allErrors: true, strict: false }));
@@ -521,10 +521,10 @@ function prevCheck(field: string, prev: unknown): (data: Json) => string | undef
 }
 
 /** The values a source's `when` needs at create (for create, update, delete and transition sources). */
-async function whenValues(t: TypeRef, when: ConditionDecl | undefined): Promise<{ set: Json; omit: string[] }> {
+async function whenValues(t: TypeRef, when: WhenDecl | undefined): Promise<{ set: Json; omit: string[] }> {
   const set: Json = {};
   const omit: string[] = [];
-  if (when && when.field !== 'state') put(set, omit, when.field, await satisfying(t.app, fieldOf(t, when.field), when));
+  if (when && !('rule' in when) && when.field !== 'state') put(set, omit, when.field, await satisfying(t.app, fieldOf(t, when.field), when));
   return { set, omit };
 }
 
@@ -539,7 +539,8 @@ const byDocument: Record<Exclude<SourceDecl['on'], 'schedule' | 'operation'>, Dr
   async update(topic, app) {
     const t = typeOf(app, topic.source.type!);
     const doc = await createDoc(t.app, t.decl.name, { full: true, ...(await whenValues(t, topic.source.when)) });
-    const f = t.decl.fields.find((x) => !isReadOnly(x) && x.type === 'string' && x.name !== topic.source.when?.field) ?? t.decl.fields.find((x) => !isReadOnly(x) && ['number', 'integer', 'money'].includes(x.type));
+    const whenField = topic.source.when && 'field' in topic.source.when ? topic.source.when.field : undefined;
+    const f = t.decl.fields.find((x) => !isReadOnly(x) && x.type === 'string' && x.name !== whenField) ?? t.decl.fields.find((x) => !isReadOnly(x) && ['number', 'integer', 'money'].includes(x.type));
     if (!f) throw new DriveError('no field to change');
     const seq = await mark();
     await patchDoc(t, doc.id, { [f.name]: await differentValue(app, f, doc[f.name]) });
@@ -568,7 +569,7 @@ const byDocument: Record<Exclude<SourceDecl['on'], 'schedule' | 'operation'>, Dr
   async change(topic, app) {
     const t = typeOf(app, topic.source.type!);
     const field = topic.source.field!;
-    const when = topic.source.when;
+    const when = topic.source.when as ConditionDecl | undefined;
     if (field === 'state') {
       // A transition into a state the condition accepts, from one it does not (reachable from the start).
       const good = (from: string, tr: Transition) => tr.to !== from && (!when || (holds(when, { state: tr.to }) && !holds(when, { state: from })));
@@ -618,10 +619,21 @@ async function useLeaf(leaves: number): Promise<Drive> {
   return { seq, id: book.id, expect: prevCheck('leavesRemaining', leaves) };
 }
 
-/** `change` sources on computed fields: driven through what the field is computed from. */
+/**
+ * `change` sources on computed fields, and topics whose condition is a rule over computed values:
+ * driven through what the values are computed from, in the domain's terms.
+ */
 const COMPUTED: Record<string, Driver> = {
   'cheques.book.low': () => useLeaf(5),
   'cheques.book.exhausted': () => useLeaf(1),
+  async 'construction.contract.overrun'() {
+    // Costs recorded against a contract of 1,000 add up past its value: 600, then 500.
+    const contract = await createDoc('construction', 'contract', { full: true, set: { contractValue: 1000, budget: 900 } });
+    await createDoc('construction', 'costEntry', { full: true, set: { contractId: contract.id, amount: 600 } });
+    const seq = await mark();
+    await createDoc('construction', 'costEntry', { full: true, set: { contractId: contract.id, amount: 500 } });
+    return { seq, id: contract.id, expect: (d) => (d.actualCost === 1100 && d.costStatus === 'overrun' ? undefined : `actualCost ${d.actualCost}, costStatus ${d.costStatus}`) };
+  },
 };
 
 /** `operation` sources: the route or write that makes the app's code emit. */
@@ -733,9 +745,11 @@ describe('every catalogue event through its real source', () => {
               schedules.push({ topic, app, t, doc });
               continue;
             }
-            const driver = on === 'operation' ? OPERATIONS[topic.topic] : (COMPUTED[topic.topic] ?? byDocument[on]);
+            // A condition stated as a rule over computed values has a story of its own (COMPUTED).
+            const computed = topic.source.when && 'rule' in topic.source.when;
+            const driver = on === 'operation' ? OPERATIONS[topic.topic] : (COMPUTED[topic.topic] ?? (computed ? undefined : byDocument[on]));
             if (!driver) {
-              results.set(topic.topic, `no driver for the operation "${topic.source.operation}"`);
+              results.set(topic.topic, computed ? 'no driver for its computed condition' : `no driver for the operation "${topic.source.operation}"`);
               continue;
             }
             const d = await driver(topic, app);

@@ -47,6 +47,9 @@ const en: Table = {
   'reason.unique': '{{field}} "{{value}}" is already used by {{other}}',
   'reason.uniqueWithin': '{{field}} "{{value}}" is already used by {{other}} within the same {{within}} ({{parent}})',
   'reason.effect': 'effect {{effect}} ({{what}}) failed: {{reason}}',
+  // A child's write that would move the totals of the document it counts in (core/apps/rules/aggregates.ts).
+  'reason.parentLocked': 'the {{parent}} {{id}} is "{{state}}": the totals it keeps cannot change',
+  'reason.parentRule': 'the {{parent}} {{id}} would break its rules: {{problems}}',
   // Requests that cannot be read (core/http/json-body.ts, core/http/client-errors.ts).
   'reason.jsonTooDeep': 'the JSON is nested deeper than {{limit}} levels',
   'reason.missingHost': 'the Host header is missing',
@@ -117,6 +120,8 @@ const ar: Table = {
   'reason.unique': 'القيمة "{{value}}" في {{field}} مستخدمة من قبل في {{other}}',
   'reason.uniqueWithin': 'القيمة "{{value}}" في {{field}} مستخدمة من قبل في {{other}} ضمن {{within}} نفسه ({{parent}})',
   'reason.effect': 'تعذّر الأثر {{effect}} ({{what}}): {{reason}}',
+  'reason.parentLocked': 'المستند {{parent}} {{id}} في الحالة "{{state}}": لا تتغيّر المجاميع التي يحفظها',
+  'reason.parentRule': 'سيخالف المستند {{parent}} {{id}} قواعده: {{problems}}',
   'reason.jsonTooDeep': 'تتداخل بنية JSON لأكثر من {{limit}} مستوى',
   'reason.missingHost': 'الترويسة Host مفقودة',
   'reason.contentLengthAndTransferEncoding': 'لا يجوز إرسال Content-Length وTransfer-Encoding معًا',
