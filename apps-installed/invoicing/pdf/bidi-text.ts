@@ -1,9 +1,13 @@
 // Drawing a line that may mix Arabic and English. PDFKit shapes through fontkit (joining
 // forms, lam-alef) but knows no bidi: it would lay words out left to right. So the Unicode
-// Bidirectional Algorithm (bidi-js) orders the line into runs, each drawn in place; and, for
-// text extraction, each line with Arabic is wrapped in a Span whose ActualText is the logical
-// string, while a ligature's ToUnicode entry is written in visual order, because extractors
-// that ignore ActualText (pdf.js, poppler) reverse an RTL run as a whole, ligatures included.
+// Bidirectional Algorithm (bidi-js) cuts the line into runs of one direction, each drawn where
+// it shows, in visual order, as PDF text is. For text extraction in logical order:
+// - a line with Arabic is a Span whose ActualText is the logical string (Acrobat reads that);
+// - extractors that read the glyphs (pdf.js, poppler) reverse what they take for right-to-left
+//   text, so a ligature's ToUnicode entry is written in visual order (else lam-alef would come
+//   out alef-lam), and in a left-to-right line each embedded right-to-left part is its own
+//   marked-content item, which pdf.js reverses alone (it guesses one direction per item, and a
+//   line like "Office chair كرسي مكتب" would otherwise read as right-to-left, parts swapped).
 import bidiFactory from 'bidi-js';
 import type PDFKit from 'pdfkit';
 import type { FontName } from './fonts.ts';
@@ -33,13 +37,15 @@ function fontkitReverses(text: string): boolean {
 /** A run as PDFKit must be given it, so that what fontkit lays out comes out in visual order. */
 export interface VisualRun {
   feed: string;
+  /** The run's bidi embedding level (odd: right to left). */
+  level: number;
   /** fontkit reverses this run's glyphs (their ToUnicode order then needs care). */
   reversed: boolean;
 }
 
-/** The runs of one line, left to right on the page. */
-export function visualRuns(line: string, direction: 'ltr' | 'rtl' | 'auto' = 'auto'): VisualRun[] {
-  const levels = bidi.getEmbeddingLevels(line, direction);
+/** The runs of one line, left to right on the page, and the line's own (paragraph) level. */
+export function visualRuns(line: string): { runs: VisualRun[]; base: number } {
+  const levels = bidi.getEmbeddingLevels(line);
   const mirrored = bidi.getMirroredCharactersMap(line, levels.levels);
   const order = bidi.getReorderedIndices(line, levels);
   const runs: VisualRun[] = [];
@@ -48,9 +54,10 @@ export function visualRuns(line: string, direction: 'ltr' | 'rtl' | 'auto' = 'au
     if (!group.length) return;
     const odd = (levels.levels[group[0]] & 1) === 1;
     // The run's characters in logical order; an RTL run's brackets mirrored, as UBA L4 says.
-    const logical = [...group].sort((a, b) => a - b).map((i) => mirrored.get(i) ?? line[i]).join('');
+    const indices = [...group].sort((a, b) => a - b);
+    const logical = indices.map((i) => mirrored.get(i) ?? line[i]).join('');
     const reversed = fontkitReverses(logical);
-    runs.push({ feed: reversed === odd ? logical : [...logical].reverse().join(''), reversed });
+    runs.push({ feed: reversed === odd ? logical : [...logical].reverse().join(''), level: levels.levels[group[0]], reversed });
     group = [];
   };
   for (const i of order) {
@@ -59,7 +66,7 @@ export function visualRuns(line: string, direction: 'ltr' | 'rtl' | 'auto' = 'au
     group.push(i);
   }
   flush();
-  return runs;
+  return { runs, base: levels.paragraphs[0]?.level ?? 0 };
 }
 
 export interface TextStyle {
@@ -78,7 +85,7 @@ function useStyle(doc: PDFKit.PDFDocument, style: TextStyle): void {
 /** The width of a line in points. */
 export function measure(doc: PDFKit.PDFDocument, text: string, style: TextStyle): number {
   useStyle(doc, style);
-  return visualRuns(text).reduce((w, r) => w + doc.widthOfString(r.feed, WHOLE), 0);
+  return visualRuns(text).runs.reduce((w, r) => w + doc.widthOfString(r.feed, WHOLE), 0);
 }
 
 /** PDFKit's embedded font: the parts the ToUnicode fix needs (not in its public types). */
@@ -109,20 +116,26 @@ export function drawLine(
   let size = style.size;
   const natural = measure(doc, text, style);
   if (natural > box.width) size = Math.max(style.size * 0.7, (style.size * box.width) / natural);
-  const runs = visualRuns(text);
+  const { runs, base } = visualRuns(text);
   useStyle(doc, { ...style, size });
   const widths = runs.map((r) => doc.widthOfString(r.feed, WHOLE));
   const total = widths.reduce((a, b) => a + b, 0);
   let cx = align === 'left' ? box.x : align === 'right' ? box.x + box.width - total : box.x + (box.width - total) / 2;
   const rtl = hasRtl(text);
+  // A left-to-right line with Arabic in it: one item per part (see the header).
+  const parts = base === 0 && rtl;
   doc.save();
   doc.rect(box.x - 1, box.y - size, box.width + 2, size * 3).clip();
   if (rtl) doc.markContent('Span', { actual: text, lang: 'ar' });
   runs.forEach((run, i) => {
+    const opens = parts && (i === 0 || (run.level === base) !== (runs[i - 1].level === base) || run.level === base);
+    if (opens && i > 0) doc.endMarkedContent();
+    if (opens) doc.markContent('Span');
     doc.text(run.feed, cx, box.y, WHOLE);
     if (run.reversed) visualOrderLigatures(doc, run.feed);
     cx += widths[i];
   });
+  if (parts) doc.endMarkedContent();
   if (rtl) doc.endMarkedContent();
   doc.restore();
 }
