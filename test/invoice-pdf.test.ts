@@ -165,4 +165,38 @@ describe('the invoice PDF', () => {
     // No buyer on this one: the seller alone.
     expect(text).not.toContain('المشتري');
   });
+
+  it('a credit note names itself and the invoice it corrects, with the reason', async () => {
+    // One damaged chair taken back: 350.00 + 52.50 VAT = 402.50.
+    const note: InvoiceView = {
+      ...standard,
+      kind: 'credit',
+      number: 'CRN-000007',
+      issuedAt: '2026-12-02T08:15:00Z',
+      lines: [{ description: 'Office chair كرسي مكتب', quantity: 1, unitPrice: 35000, taxCategory: 'S', taxRate: 15, net: 35000, tax: 5250, total: 40250 }],
+      taxBreakdown: [{ category: 'S', rate: 15, taxable: 35000, tax: 5250 }],
+      subtotal: 35000,
+      taxTotal: 5250,
+      total: 40250,
+      reference: { invoiceNumber: 'INV-000042', reason: 'إرجاع كرسي تالف' },
+    };
+    const text = await pageText(await open(await renderInvoicePdf(note)));
+    for (const s of ['إشعار دائن', 'Credit Note', 'رقم الإشعار', 'CRN-000007', 'الفاتورة الأصلية', 'INV-000042', 'إرجاع كرسي تالف', '402.50 SAR', '2026-12-02 11:15']) {
+      expect(text).toContain(s);
+    }
+  });
+
+  it('a long invoice runs onto more pages, each with the lines’ header and its number of the whole', async () => {
+    const lines = Array.from({ length: 60 }, (_, i) => ({ ...standard.lines[i % 2], description: `بند رقم ${i + 1}` }));
+    const doc = await open(await renderInvoicePdf({ ...standard, lines }));
+    expect(doc.numPages).toBeGreaterThan(1);
+    const pages = await Promise.all(Array.from({ length: doc.numPages }, (_, i) => pageText(doc, i + 1)));
+    pages.forEach((text, i) => {
+      expect(text).toContain(`Page ${i + 1} of ${doc.numPages}`);
+      expect(text).toContain(`صفحة ${i + 1} من ${doc.numPages}`);
+      expect(text).toContain('Description');
+    });
+    expect(pages.join('\n')).toContain('بند رقم 60');
+    expect(pages.at(-1)).toContain('2,282.50 SAR');
+  });
 });

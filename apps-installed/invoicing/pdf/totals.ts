@@ -15,6 +15,8 @@ const COLUMNS: Column[] = [
 ];
 
 export function drawBreakdown(sheet: Sheet, view: InvoiceView): void {
+  // The heading stays with the table's header and first row.
+  ensureRoom(sheet, ROW_HEIGHT + 70);
   bilingualRow(sheet, LABELS.breakdown, '', { x: LEFT, width: WIDTH, labelWidth: WIDTH / 2, bold: true, size: 9 });
   tableHeader(sheet, LEFT, COLUMNS);
   for (const b of view.taxBreakdown) {
