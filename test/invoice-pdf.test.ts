@@ -199,4 +199,9 @@ describe('the invoice PDF', () => {
     expect(pages.join('\n')).toContain('بند رقم 60');
     expect(pages.at(-1)).toContain('2,282.50 SAR');
   });
+
+  it('an amount in major units (with a fraction) is refused, naming the field, rather than printed 100 times too small', async () => {
+    const wrong = { ...standard, lines: [{ ...standard.lines[0], net: 1400.5 }], total: 2282.5 };
+    await expect(renderInvoicePdf(wrong)).rejects.toThrow('/lines/0/net (1400.5), /total (2282.5)');
+  });
 });

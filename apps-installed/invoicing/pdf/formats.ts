@@ -8,7 +8,7 @@ export const TIME_ZONE = 'Asia/Riyadh';
 
 const grouped = new Map<number, Intl.NumberFormat>();
 
-/** `123450, 'SAR'` → `1,234.50`. */
+/** `123450, 'SAR'` → `1,234.50` (check-view.ts has made sure it is an integer). */
 export function formatAmount(minor: number, currency: string): string {
   const digits = minorDigits(currency);
   let nf = grouped.get(digits);
@@ -50,7 +50,6 @@ export interface IssueDates {
 /** The issue instant as both calendars write it, in Riyadh's time. */
 export function issueDates(iso: string): IssueDates {
   const at = new Date(iso);
-  if (Number.isNaN(at.getTime())) throw new RangeError(`issuedAt is not an ISO instant: ${iso}`);
   const p = Object.fromEntries(gregorian.formatToParts(at).map((x) => [x.type, x.value]));
   return {
     gregorian: `${p.year}-${p.month}-${p.day} ${p.hour}:${p.minute}`,

@@ -1,7 +1,7 @@
 // What the PDF shows, as plain data: the invoicing app builds it from an issued document and the
 // company's profile, so this module knows nothing of storage, requests or the platform.
 
-/** A text in both languages of the document. */
+/** A text in both languages of the document; a part left empty is not printed (a buyer may have one name only). */
 export interface Bilingual {
   en: string;
   ar: string;
@@ -32,8 +32,9 @@ export type TaxCategory = 'S' | 'Z' | 'E' | 'O';
 
 /**
  * Amounts of money (`unitPrice`, `net`, `tax`, `total`, `taxable`, `subtotal`, `taxTotal`) are
- * integers in the currency's minor units (1,234.50 SAR is `123450`), as the platform keeps them,
- * so what is printed is exactly what was computed.
+ * integers in the currency's minor units (1,234.50 SAR is `123450`; `Number(toMinor(x, digits))`
+ * from `diwan/sdk` turns a document's amount into one), so what is printed is exactly what was
+ * computed. A fraction is refused with a RangeError rather than printed 100 times too small.
  */
 export interface InvoiceLineView {
   /** In whatever language the line was written; drawn right-to-left where it is Arabic. */

@@ -1,5 +1,6 @@
 // The bilingual tax invoice (or credit / debit note) as a PDF, from plain data alone.
 import PDFDocument from 'pdfkit';
+import { checkView } from './check-view.ts';
 import { registerFonts } from './fonts.ts';
 import { drawFooters } from './footer.ts';
 import { drawHeader } from './header.ts';
@@ -11,7 +12,9 @@ import { qrPng } from './qr-image.ts';
 import { PAGE, type Sheet } from './sheet.ts';
 import { drawBreakdown, drawTotals } from './totals.ts';
 
+/** The document as PDF bytes; a view it cannot print right is refused with a RangeError (check-view.ts). */
 export async function renderInvoicePdf(view: InvoiceView): Promise<Buffer> {
+  checkView(view);
   const qrImage = await qrPng(view.qr);
   const title = TITLES[view.kind];
   const doc = new PDFDocument({
