@@ -88,10 +88,10 @@ async function open(pdf: Buffer): Promise<PDFDocumentProxy> {
   return getDocument({ data: new Uint8Array(pdf), isEvalSupported: false }).promise;
 }
 
-/** Page 1 drawn by pdf.js at 3 device pixels a point, as RGBA. */
+/** Page 1 drawn by pdf.js at 2 device pixels a point, as RGBA. */
 async function pagePixels(doc: PDFDocumentProxy): Promise<{ data: Uint8ClampedArray; width: number; height: number }> {
   const page = await doc.getPage(1);
-  const viewport = page.getViewport({ scale: 3 });
+  const viewport = page.getViewport({ scale: 2 });
   const canvas = createCanvas(Math.ceil(viewport.width), Math.ceil(viewport.height));
   const ctx = canvas.getContext('2d');
   ctx.fillStyle = '#ffffff';

@@ -113,22 +113,26 @@ export function drawLine(
   doc: PDFKit.PDFDocument, text: string, box: { x: number; y: number; width: number }, align: Align, style: TextStyle,
 ): void {
   if (!text) return;
-  let size = style.size;
-  const natural = measure(doc, text, style);
-  if (natural > box.width) size = Math.max(style.size * 0.7, (style.size * box.width) / natural);
   const { runs, base } = visualRuns(text);
-  useStyle(doc, { ...style, size });
-  const widths = runs.map((r) => doc.widthOfString(r.feed, WHOLE));
-  const total = widths.reduce((a, b) => a + b, 0);
+  useStyle(doc, style);
+  let widths = runs.map((r) => doc.widthOfString(r.feed, WHOLE));
+  const natural = widths.reduce((a, b) => a + b, 0);
+  const size = natural > box.width ? Math.max(style.size * 0.7, (style.size * box.width) / natural) : style.size;
+  if (size !== style.size) {
+    useStyle(doc, { ...style, size });
+    widths = widths.map((w) => (w * size) / style.size);
+  }
+  const total = (natural * size) / style.size;
   let cx = align === 'left' ? box.x : align === 'right' ? box.x + box.width - total : box.x + (box.width - total) / 2;
   const rtl = hasRtl(text);
   // A left-to-right line with Arabic in it: one item per part (see the header).
   const parts = base === 0 && rtl;
   doc.save();
   doc.rect(box.x - 1, box.y - size, box.width + 2, size * 3).clip();
-  if (rtl) doc.markContent('Span', { actual: text, lang: 'ar' });
+  if (rtl) doc.markContent('Span', base === 1 ? { actual: text, lang: 'ar' } : { actual: text });
   runs.forEach((run, i) => {
-    const opens = parts && (i === 0 || (run.level === base) !== (runs[i - 1].level === base) || run.level === base);
+    // A part is a run at the line's own level, or the embedded runs between two such.
+    const opens = parts && (i === 0 || run.level === base || runs[i - 1].level === base);
     if (opens && i > 0) doc.endMarkedContent();
     if (opens) doc.markContent('Span');
     doc.text(run.feed, cx, box.y, WHOLE);
