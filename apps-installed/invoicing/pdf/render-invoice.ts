@@ -1,7 +1,7 @@
 // The bilingual tax invoice (or credit / debit note) as a PDF, from plain data alone.
 import PDFDocument from 'pdfkit';
 import { checkView } from './check-view.ts';
-import { registerFonts } from './fonts.ts';
+import { FONT_PATHS, registerFonts } from './fonts.ts';
 import { drawFooters } from './footer.ts';
 import { drawHeader } from './header.ts';
 import type { InvoiceView } from './invoice-view.ts';
@@ -21,6 +21,8 @@ export async function renderInvoicePdf(view: InvoiceView): Promise<Buffer> {
     size: 'A4',
     margin: PAGE.margin,
     bufferPages: true,
+    // Not PDFKit's default Helvetica, whose metrics it would read from its own data files.
+    font: FONT_PATHS.regular,
     lang: 'ar-SA',
     displayTitle: true,
     info: {
