@@ -112,6 +112,7 @@ describe('the invoice PDF', () => {
   let simplifiedPdf: PDFDocumentProxy;
 
   beforeAll(async () => {
+    // Two documents at once, on the same parsed font faces: each must still map its glyphs to its own text.
     [standardPdf, simplifiedPdf] = await Promise.all([renderInvoicePdf(standard).then(open), renderInvoicePdf(simplified).then(open)]);
   });
 

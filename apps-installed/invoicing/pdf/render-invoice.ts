@@ -1,7 +1,7 @@
 // The bilingual tax invoice (or credit / debit note) as a PDF, from plain data alone.
 import PDFDocument from 'pdfkit';
 import { checkView } from './check-view.ts';
-import { FONT_PATHS, registerFonts } from './fonts.ts';
+import { asSource, fontFaces, registerFonts } from './fonts.ts';
 import { drawFooters } from './footer.ts';
 import { drawHeader } from './header.ts';
 import type { InvoiceView } from './invoice-view.ts';
@@ -22,7 +22,7 @@ export async function renderInvoicePdf(view: InvoiceView): Promise<Buffer> {
     margin: PAGE.margin,
     bufferPages: true,
     // Not PDFKit's default Helvetica, whose metrics it would read from its own data files.
-    font: FONT_PATHS.regular,
+    font: asSource(fontFaces().regular) as string,
     lang: 'ar-SA',
     displayTitle: true,
     info: {
