@@ -35,7 +35,7 @@ export function drawHeader(sheet: Sheet, view: InvoiceView, qrImage: Buffer): vo
   bilingualRow(sheet, LABELS.hijriDate, [dates.hijriEn, dates.hijriAr], info);
   if (view.reference) {
     bilingualRow(sheet, LABELS.originalInvoice, view.reference.invoiceNumber, info);
-    bilingualRow(sheet, LABELS.reason, view.reference.reason, info);
+    bilingualRow(sheet, LABELS.reason, view.reference.reason, { ...info, wraps: true });
   }
   bilingualRow(sheet, LABELS.currency, view.currency, info);
   sheet.y = Math.max(sheet.y, top + QR_SIZE) + 12;

@@ -1,6 +1,6 @@
 // The bilingual row: the English label at the left edge, the Arabic one at the right edge and
 // the value between them, so either reader finds the label on the side they start from.
-import { drawLine, type TextStyle } from './bidi-text.ts';
+import { drawLine, isRtl, wrap, type TextStyle } from './bidi-text.ts';
 import type { Bilingual } from './invoice-view.ts';
 import { COLORS, ensureRoom, type Sheet } from './sheet.ts';
 
@@ -15,24 +15,35 @@ export interface RowOptions {
   size?: number;
   /** Where the value sits between the labels. */
   valueAlign?: 'left' | 'right' | 'center';
+  /** A free text (a note's reason) is wrapped onto as many lines as it needs. */
+  wraps?: boolean;
 }
+
+const WRAPPED_LINE = 11;
 
 /** One row; `value` as two parts draws them side by side (e.g. a Gregorian and a Hijri date). */
 export function bilingualRow(sheet: Sheet, label: Bilingual, value: string | [string, string], o: RowOptions): void {
-  ensureRoom(sheet, ROW_HEIGHT);
   const size = o.size ?? 8.5;
   const labelStyle: TextStyle = { font: o.bold ? 'bold' : 'regular', size, color: COLORS.muted };
   const valueStyle: TextStyle = { font: o.bold ? 'bold' : 'regular', size, color: COLORS.ink };
-  const y = sheet.y + 3;
   const gap = 6;
-  drawLine(sheet.doc, label.en, { x: o.x, y, width: o.labelWidth }, 'left', labelStyle);
-  drawLine(sheet.doc, label.ar, { x: o.x + o.width - o.labelWidth, y, width: o.labelWidth }, 'right', labelStyle);
   const vx = o.x + o.labelWidth + gap;
   const vw = o.width - 2 * (o.labelWidth + gap);
-  if (typeof value === 'string') drawLine(sheet.doc, value, { x: vx, y, width: vw }, o.valueAlign ?? 'center', valueStyle);
-  else {
-    drawLine(sheet.doc, value[0], { x: vx, y, width: vw / 2 - gap / 2 }, 'left', valueStyle);
-    drawLine(sheet.doc, value[1], { x: vx + vw / 2 + gap / 2, y, width: vw / 2 - gap / 2 }, 'right', valueStyle);
-  }
-  sheet.y += ROW_HEIGHT;
+  const lines = typeof value === 'string' && o.wraps ? wrap(sheet.doc, value, vw, valueStyle) : [value];
+  const height = ROW_HEIGHT + (lines.length - 1) * WRAPPED_LINE;
+  ensureRoom(sheet, height);
+  const y = sheet.y + 3;
+  drawLine(sheet.doc, label.en, { x: o.x, y, width: o.labelWidth }, 'left', labelStyle);
+  drawLine(sheet.doc, label.ar, { x: o.x + o.width - o.labelWidth, y, width: o.labelWidth }, 'right', labelStyle);
+  lines.forEach((line, n) => {
+    const at = y + n * WRAPPED_LINE;
+    // Wrapped text reads from its own side; a one-line value sits where the row puts it.
+    const align = o.wraps ? (isRtl(String(line)) ? 'right' : 'left') : (o.valueAlign ?? 'center');
+    if (typeof line === 'string') drawLine(sheet.doc, line, { x: vx, y: at, width: vw }, align, valueStyle);
+    else {
+      drawLine(sheet.doc, line[0], { x: vx, y: at, width: vw / 2 - gap / 2 }, 'left', valueStyle);
+      drawLine(sheet.doc, line[1], { x: vx + vw / 2 + gap / 2, y: at, width: vw / 2 - gap / 2 }, 'right', valueStyle);
+    }
+  });
+  sheet.y += height;
 }
