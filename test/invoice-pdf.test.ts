@@ -4,6 +4,7 @@
 // gets it: the title, the seller's name (with its lam-alef ligature), the Umm al-Qura date.
 // Pure: no host, no database.
 import { generateKeyPairSync, createHash, sign } from 'node:crypto';
+import { inflateSync } from 'node:zlib';
 import { createCanvas } from '@napi-rs/canvas';
 import jsQR from 'jsqr';
 import { getDocument, type PDFDocumentProxy } from 'pdfjs-dist/legacy/build/pdf.mjs';
@@ -107,6 +108,26 @@ async function pageText(doc: PDFDocumentProxy, n = 1): Promise<string> {
   return content.items.map((item) => ('str' in item ? item.str + (item.hasEOL ? '\n' : '') : '')).join('');
 }
 
+const PDF_ESCAPES: Record<string, string> = { n: '\n', r: '\r', t: '\t', b: '\b', f: '\f', '(': '(', ')': ')', '\\': '\\' };
+
+/** Every ActualText in the PDF's content streams, decoded (PDFKit writes them as UTF-16BE literal strings). */
+function actualTexts(pdf: Buffer): string[] {
+  const out: string[] = [];
+  for (const m of pdf.toString('latin1').matchAll(/stream\r?\n([\s\S]*?)\r?\nendstream/g)) {
+    let content: string;
+    try {
+      content = inflateSync(Buffer.from(m[1], 'latin1')).toString('latin1');
+    } catch {
+      continue; // not a deflated stream (an image's, say)
+    }
+    for (const [, literal] of content.matchAll(/\/ActualText \(((?:\\.|[^\\)])*)\)/g)) {
+      const bytes = Buffer.from(literal.replace(/\\(.)/g, (_, c: string) => PDF_ESCAPES[c] ?? c), 'latin1');
+      out.push(bytes[0] === 0xfe && bytes[1] === 0xff ? Buffer.from(bytes.subarray(2)).swap16().toString('utf16le') : bytes.toString('latin1'));
+    }
+  }
+  return out;
+}
+
 describe('the invoice PDF', () => {
   let standardPdf: PDFDocumentProxy;
   let simplifiedPdf: PDFDocumentProxy;
@@ -154,6 +175,15 @@ describe('the invoice PDF', () => {
     has('232.50 SAR');
     has('2,282.50 SAR');
     has('الإجمالي شامل ضريبة القيمة المضافة');
+  });
+
+  it('each line with Arabic carries its logical text as ActualText, for readers that take it (Acrobat)', async () => {
+    const texts = actualTexts(await renderInvoicePdf(standard));
+    for (const s of ['فاتورة ضريبية', 'شركة الأمل للتجارة', '18 جمادى الآخرة 1448 هـ', 'Office chair كرسي مكتب', 'الإجمالي شامل ضريبة القيمة المضافة']) {
+      expect(texts).toContain(s);
+    }
+    // English alone needs none.
+    expect(texts).not.toContain('Tax Invoice');
   });
 
   it('a simplified tax invoice: its stamped (phase 2) QR decodes to exactly the qr, and its title is the simplified one', async () => {
