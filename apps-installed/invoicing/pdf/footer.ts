@@ -1,6 +1,6 @@
 // Each page's foot: its number of the whole in both languages, and the document's number, so
 // a loose page of a long invoice is still placed.
-import { drawLine, type TextStyle } from './bidi-text.ts';
+import { drawLine, type TextStyle } from './text-line.ts';
 import type { InvoiceView } from './invoice-view.ts';
 import { LABELS } from './labels.ts';
 import { COLORS, LEFT, PAGE, WIDTH } from './sheet.ts';

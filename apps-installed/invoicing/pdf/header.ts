@@ -1,7 +1,7 @@
 // The top of the first page: the seller's name as letterhead, the title in both languages, the
 // document's number and dates (Gregorian with Umm al-Qura beside it), the note's reference, and
 // the QR code at the right.
-import { drawLine } from './bidi-text.ts';
+import { drawLine } from './text-line.ts';
 import { issueDates } from './formats.ts';
 import type { InvoiceView } from './invoice-view.ts';
 import { LABELS, TITLES } from './labels.ts';

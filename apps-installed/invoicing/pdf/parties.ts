@@ -1,6 +1,7 @@
 // The seller and the buyer side by side, each with both names, VAT and CR numbers and address.
 // A simplified invoice's buyer is often unknown: then only the seller is shown.
-import { drawLine, isRtl, wrap, type TextStyle } from './bidi-text.ts';
+import { isRtl } from './bidi-runs.ts';
+import { drawLine, wrap, type TextStyle } from './text-line.ts';
 import type { Address, Bilingual, Party } from './invoice-view.ts';
 import { LABELS } from './labels.ts';
 import { bilingualRow } from './rows.ts';

@@ -1,6 +1,7 @@
 // The bilingual row: the English label at the left edge, the Arabic one at the right edge and
 // the value between them, so either reader finds the label on the side they start from.
-import { drawLine, isRtl, wrap, type TextStyle } from './bidi-text.ts';
+import { isRtl } from './bidi-runs.ts';
+import { drawLine, wrap, type TextStyle } from './text-line.ts';
 import type { Bilingual } from './invoice-view.ts';
 import { COLORS, ensureRoom, type Sheet } from './sheet.ts';
 

@@ -1,6 +1,7 @@
 // A ruled table whose header names each column in English over Arabic, and whose cells hold
 // one or more lines, each aligned by the column or, for free text, by its own direction.
-import { drawLine, isRtl, wrap, type Align, type TextStyle } from './bidi-text.ts';
+import { isRtl } from './bidi-runs.ts';
+import { drawLine, wrap, type Align, type TextStyle } from './text-line.ts';
 import type { Bilingual } from './invoice-view.ts';
 import { band, COLORS, ensureRoom, rule, type Sheet } from './sheet.ts';
 

@@ -1,73 +1,15 @@
-// Drawing a line that may mix Arabic and English. PDFKit shapes through fontkit (joining
-// forms, lam-alef) but knows no bidi: it would lay words out left to right. So the Unicode
-// Bidirectional Algorithm (bidi-js) cuts the line into runs of one direction, each drawn where
-// it shows, in visual order, as PDF text is. For text extraction in logical order:
+// Drawing a line that may mix Arabic and English: its runs (bidi-runs.ts) placed in visual
+// order, as PDF text is, shaped whole by PDFKit (an empty feature list: else it lays out word by
+// word). For text extraction in logical order:
 // - a line with Arabic is a Span whose ActualText is the logical string (Acrobat reads that);
 // - extractors that read the glyphs (pdf.js, poppler) reverse what they take for right-to-left
 //   text, so a ligature's ToUnicode entry is written in visual order (else lam-alef would come
 //   out alef-lam), and in a left-to-right line each embedded right-to-left part is its own
 //   marked-content item, which pdf.js reverses alone (it guesses one direction per item, and a
 //   line like "Office chair كرسي مكتب" would otherwise read as right-to-left, parts swapped).
-import bidiFactory from 'bidi-js';
 import type PDFKit from 'pdfkit';
+import { hasRtl, visualRuns } from './bidi-runs.ts';
 import type { FontName } from './fonts.ts';
-
-const bidi = bidiFactory();
-
-/** The scripts fontkit lays out right to left (its `Script.direction`). */
-const RTL_SCRIPT =
-  /\p{Script=Arabic}|\p{Script=Hebrew}|\p{Script=Syriac}|\p{Script=Thaana}|\p{Script=Nko}|\p{Script=Samaritan}|\p{Script=Mandaic}/u;
-const NEUTRAL_SCRIPT = /\p{Script=Common}|\p{Script=Inherited}|\p{Script=Unknown}/u;
-
-/** Whether a text has a right-to-left letter (bidi class R or AL). */
-function hasRtl(text: string): boolean {
-  for (const ch of text) {
-    const type = bidi.getBidiCharTypeName(ch);
-    if (type === 'R' || type === 'AL') return true;
-  }
-  return false;
-}
-
-/** Whether fontkit will reverse the glyphs of `text`: it goes by the first character of a script of its own. */
-function fontkitReverses(text: string): boolean {
-  for (const ch of text) if (!NEUTRAL_SCRIPT.test(ch)) return RTL_SCRIPT.test(ch);
-  return false;
-}
-
-/** A run as PDFKit must be given it, so that what fontkit lays out comes out in visual order. */
-export interface VisualRun {
-  feed: string;
-  /** The run's bidi embedding level (odd: right to left). */
-  level: number;
-  /** fontkit reverses this run's glyphs (their ToUnicode order then needs care). */
-  reversed: boolean;
-}
-
-/** The runs of one line, left to right on the page, and the line's own (paragraph) level. */
-export function visualRuns(line: string): { runs: VisualRun[]; base: number } {
-  const levels = bidi.getEmbeddingLevels(line);
-  const mirrored = bidi.getMirroredCharactersMap(line, levels.levels);
-  const order = bidi.getReorderedIndices(line, levels);
-  const runs: VisualRun[] = [];
-  let group: number[] = [];
-  const flush = () => {
-    if (!group.length) return;
-    const odd = (levels.levels[group[0]] & 1) === 1;
-    // The run's characters in logical order; an RTL run's brackets mirrored, as UBA L4 says.
-    const indices = [...group].sort((a, b) => a - b);
-    const logical = indices.map((i) => mirrored.get(i) ?? line[i]).join('');
-    const reversed = fontkitReverses(logical);
-    runs.push({ feed: reversed === odd ? logical : [...logical].reverse().join(''), level: levels.levels[group[0]], reversed });
-    group = [];
-  };
-  for (const i of order) {
-    const prev = group[group.length - 1];
-    if (prev !== undefined && (levels.levels[prev] !== levels.levels[i] || Math.abs(prev - i) !== 1)) flush();
-    group.push(i);
-  }
-  flush();
-  return { runs, base: levels.paragraphs[0]?.level ?? 0 };
-}
 
 export interface TextStyle {
   font: FontName;
@@ -160,6 +102,3 @@ export function wrap(doc: PDFKit.PDFDocument, text: string, width: number, style
   }
   return lines;
 }
-
-/** The paragraph direction a text takes by its first strong character, for aligning it. */
-export const isRtl = (text: string): boolean => bidi.getEmbeddingLevels(text).paragraphs[0]?.level === 1;
