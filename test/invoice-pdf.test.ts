@@ -9,6 +9,7 @@ import { createCanvas } from '@napi-rs/canvas';
 import jsQR from 'jsqr';
 import { getDocument, type PDFDocumentProxy } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { issueDates } from '../apps-installed/invoicing/pdf/formats.ts';
 import { renderInvoicePdf, type InvoiceView } from '../apps-installed/invoicing/pdf/index.ts';
 
 /** ZATCA's QR payload: tag, length, UTF-8 value, for each field, in base64. */
@@ -234,5 +235,15 @@ describe('the invoice PDF', () => {
   it('an amount in major units (with a fraction) is refused, naming the field, rather than printed 100 times too small', async () => {
     const wrong = { ...standard, lines: [{ ...standard.lines[0], net: 1400.5 }], total: 2282.5 };
     await expect(renderInvoicePdf(wrong)).rejects.toThrow('/lines/0/net (1400.5), /total (2282.5)');
+  });
+
+  it('the Hijri date is Umm al-Qura’s, on the day in Riyadh', () => {
+    // 1 Muharram 1447 fell on 26 June 2025; the National Day, 23 September 2025, on 1 Rabiʻ II;
+    // 1 Ramadan 1447 on 18 February 2026. 21:30 UTC on 25 June is already the 26th in Riyadh.
+    expect(issueDates('2025-06-26T09:00:00Z').hijriAr).toBe('1 محرم 1447 هـ');
+    expect(issueDates('2025-06-25T21:30:00Z')).toEqual({ gregorian: '2025-06-26 00:30', hijriAr: '1 محرم 1447 هـ', hijriEn: 'Muharram 1, 1447 AH' });
+    expect(issueDates('2025-06-25T20:30:00Z').hijriAr).toBe('29 ذو الحجة 1446 هـ');
+    expect(issueDates('2025-09-23T09:00:00Z').hijriAr).toBe('1 ربيع الآخر 1447 هـ');
+    expect(issueDates('2026-02-18T09:00:00Z').hijriEn).toBe('Ramadan 1, 1447 AH');
   });
 });
