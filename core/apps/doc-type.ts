@@ -561,17 +561,22 @@ export class DocType {
       }
       const merged = check<Record<string, unknown>>(this.c.write, { ...current, ...structuredClone(patch) }, 'body', caller.lang, this.deps.tr);
       this.keepReadOnly(merged, previous);
-      const refs = await this.checkReferences(merged, caller);
-      await this.hook('beforeUpdate', caller, merged, previous);
-      // Aggregates are kept by the writes of what they count, not recomputed from this document.
-      for (const f of this.aggregates) if (previous[f.name] !== undefined) merged[f.name] = previous[f.name];
-      this.applyRules(merged, caller, [], refs);
-      await this.checkUnique(merged, caller, id);
-      const next: DocRow = { ...row, data: this.stored(merged, caller), updated_at: isoNow(this.deps.clock.now()) };
-      const doc = await this.write(w, 'update', next, previous, caller);
-      await this.hook('afterUpdate', caller, doc, previous);
-      return doc;
+      return this.applyUpdate(w, caller, row, previous, merged);
     });
+  }
+
+  /** An update once `merged` holds the new values: references, hooks, rules and uniqueness, then the one write. */
+  private async applyUpdate(w: Work, caller: Caller, row: DocRow, previous: Doc, merged: Record<string, unknown>): Promise<Doc> {
+    const refs = await this.checkReferences(merged, caller);
+    await this.hook('beforeUpdate', caller, merged, previous);
+    // Aggregates are kept by the writes of what they count, not recomputed from this document.
+    for (const f of this.aggregates) if (previous[f.name] !== undefined) merged[f.name] = previous[f.name];
+    this.applyRules(merged, caller, [], refs);
+    await this.checkUnique(merged, caller, row.id);
+    const next: DocRow = { ...row, data: this.stored(merged, caller), updated_at: isoNow(this.deps.clock.now()) };
+    const doc = await this.write(w, 'update', next, previous, caller);
+    await this.hook('afterUpdate', caller, doc, previous);
+    return doc;
   }
 
   /** The type's aggregate fields (kept by the writes of the documents they count). */
@@ -706,14 +711,7 @@ export class DocType {
       const patch = patchOf(previous);
       this.checkLocks(previous, patch, caller);
       const merged: Record<string, unknown> = { ...Object.fromEntries(Object.entries(previous).filter(([k]) => !SYSTEM.includes(k))), ...patch };
-      const refs = await this.checkReferences(merged, caller);
-      await this.hook('beforeUpdate', caller, merged, previous);
-      this.applyRules(merged, caller, [], refs);
-      await this.checkUnique(merged, caller, id);
-      const next: DocRow = { ...row, data: this.stored(merged, caller), updated_at: isoNow(this.deps.clock.now()) };
-      const doc = await this.write(w, 'update', next, previous, caller);
-      await this.hook('afterUpdate', caller, doc, previous);
-      return doc;
+      return this.applyUpdate(w, caller, row, previous, merged);
     });
   }
 

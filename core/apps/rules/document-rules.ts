@@ -88,7 +88,7 @@ function readsOf(expr: string, variable = 'doc'): Set<string> {
 }
 
 /** Parses and type-checks one expression; a problem, or the program with its result type. */
-function compileOne(env: Environment, expr: string, pointer: string, accepts: readonly string[], what: string, add: (p: RuleProblem) => void): Program | undefined {
+export function compileOne(env: Environment, expr: string, pointer: string, accepts: readonly string[], what: string, add: (p: RuleProblem) => void): Program | undefined {
   let program: Program;
   try {
     program = env.parse(expr);

@@ -12,7 +12,7 @@ import { validationError } from '../../kernel/validation.ts';
 import { isReadOnly } from '../doc-schemas.ts';
 import { celType, documentEnvironment, transitionEnvironment, type CelShapes } from './environment.ts';
 import { fromCel, RESULT_TYPES, toCel } from './values.ts';
-import type { RuleProblem } from './document-rules.ts';
+import { compileOne, type RuleProblem } from './document-rules.ts';
 import type { RuleScope } from './evaluate.ts';
 
 type Program = ParseResult;
@@ -59,26 +59,6 @@ function withTarget(env: Environment, fields: readonly FieldDecl[]): { doc: Shap
   env.registerType('Target', { ctor: doc, fields: Object.fromEntries(fields.map((f) => [f.name, celType(f, f.type === 'lines' ? lineType(f) : undefined)])) });
   env.registerVariable('target', 'Target');
   return { doc, lines };
-}
-
-function compile(env: Environment, expr: string, pointer: string, accepts: readonly string[], what: string, add: (p: RuleProblem) => void): Program | undefined {
-  let program: Program;
-  try {
-    program = env.parse(expr);
-  } catch (e) {
-    add({ pointer, rule: 'expression', message: `${pointer}: the expression does not parse: ${(e as { summary?: string }).summary ?? (e as Error).message}` });
-    return undefined;
-  }
-  const checked = program.check();
-  if (!checked.valid) {
-    add({ pointer, rule: 'expressionType', message: `${pointer}: the expression does not type-check: ${checked.error?.summary ?? checked.error?.message}` });
-    return undefined;
-  }
-  if (!accepts.includes(checked.type!)) {
-    add({ pointer, rule: 'expressionType', message: `${pointer}: ${what} needs ${accepts.join(' or ')}, the expression gives ${checked.type}` });
-    return undefined;
-  }
-  return program;
 }
 
 /** Checks and compiles one list of effects; `input` is the transition's (none on create). */
@@ -129,9 +109,9 @@ function buildList(
       return;
     }
     compiled.type = type.name;
-    if (e.when !== undefined) compiled.when = compile(env, e.when, `${eat}/when`, ['bool'], 'a condition', add);
+    if (e.when !== undefined) compiled.when = compileOne(env, e.when, `${eat}/when`, ['bool'], 'a condition', add);
     if (e.check !== undefined) {
-      compiled.check = compile(env, e.check.rule, `${eat}/check/rule`, ['bool'], 'a check', add);
+      compiled.check = compileOne(env, e.check.rule, `${eat}/check/rule`, ['bool'], 'a check', add);
       if (e.check.field !== undefined && !dt.fields.some((f) => f.name === e.check!.field)) add({ pointer: `${eat}/check/field`, rule: 'field', message: `"${e.check.field}" is not a field of ${dt.name}` });
     }
     if (e.transition !== undefined) {
@@ -145,7 +125,7 @@ function buildList(
           const field = (t.input ?? []).find((f) => f.name === name);
           if (!field) add({ pointer: `${eat}/input/${name}`, rule: 'field', message: `"${name}" is not an input of ${type.name}.${t.name}` });
           else {
-            const program = compile(env, expr, `${eat}/input/${name}`, RESULT_TYPES[field.type], `a ${field.type} input`, add);
+            const program = compileOne(env, expr, `${eat}/input/${name}`, RESULT_TYPES[field.type], `a ${field.type} input`, add);
             if (program) compiled.input.push({ field, program });
           }
         }
@@ -158,7 +138,7 @@ function buildList(
         const refused = field ? writable(field) : `"${name}" is not a field of ${type!.name}`;
         if (refused) add({ pointer, rule: 'field', message: refused });
         else {
-          const program = compile(env, expr, pointer, RESULT_TYPES[field!.type], `a ${field!.type} field`, add);
+          const program = compileOne(env, expr, pointer, RESULT_TYPES[field!.type], `a ${field!.type} field`, add);
           if (program) compiled[key].push({ field: field!, program });
         }
       }
