@@ -141,11 +141,23 @@ const OVERRIDES: Record<string, (day: string) => Json | Promise<Json>> = {
   'migration/job': () => ({ entities: [{ entity: 'customers', sourceCount: 10, imported: 8, failed: 2 }] }),
   // Values the apps' rules require that a generic value does not give.
   'aftersales/agreement': (day) => ({ startDate: addDays(day, -30), endDate: addDays(day, -1) }), // renewed to a later end (today)
-  'approvals/request': () => ({ currentStep: 1, totalSteps: 2, amount: 10 }), // a step is left to approve; a purchase has an amount
+  'approvals/request': () => ({ currentStep: 1, totalSteps: 2, amount: 10, ruleId: undefined }), // a step is left to approve; a purchase has an amount; no rule to match
   'auto-workshop/job': () => ({ vin: '1HGCM82633A004352' }), // 17 characters
   'av/commissioning': () => ({ failedChecks: 0 }), // a pass has no failed check
   'elv/systemTest': () => ({ failedPoints: 0 }),
-  'blog/post': () => ({ slug: 'hello-world' }),
+  'blog/post': () => ({ slug: `hello-world-${++serial}` }), // a slug is used once
+  // apps2-a (issue 26): rules over referenced documents, unique fields and aggregates.
+  'analytics/export': async () => ({ dashboardId: (await inState('analytics', 'dashboard', 'published')).id }), // only a published dashboard is exported
+  'appraisals/appraisal': async () => ({ cycleId: (await walkTo(typeOf('appraisals', 'appraisalCycle'), await createDoc('appraisals', 'appraisalCycle', {}), (s) => s === 'open')).id }), // in an open cycle, once per employee
+  'appraisals/goal': () => ({ weight: 1, appraisalId: undefined }), // an appraisal's goals weigh 100 at most, and are its employee's
+  'approvals/rule': async () => ({ steps: [{ step: 1, approverId: (await refDoc('approvals', 'employees/employee', [])).id, deadlineDays: 2 }] }), // steps numbered from 1
+  'attendance/attendanceRecord': async () => ({ employeeId: (await createDoc('employees', 'employee', {})).id, sheetId: undefined }), // one record per employee a day
+  // Frozen on an approved design; a revision (FIXUPS) is numbered from the BoQ it supersedes, of its project.
+  'av/boq': async () => ({ designId: (await inState('av', 'design', 'approved')).id, projectId: (await refDoc('av', 'projects/project', [])).id, revision: undefined, supersedesId: undefined }),
+  'elv/boq': async () => ({ designId: (await inState('elv', 'design', 'approved')).id, projectId: (await refDoc('elv', 'projects/project', [])).id, revision: undefined, supersedesId: undefined }),
+  'biometrics/punch': () => ({ postingId: undefined }), // a posting's period holds its punches' dates
+  'education/enrolment': async () => ({ studentId: (await createDoc('education', 'student', {})).id, academicYear: undefined }), // once per class; the class's year
+  'elearning/certificate': async () => ({ enrolmentId: (await inState('elearning', 'enrolment', 'completed')).id, courseId: undefined, learnerId: undefined }), // for a completed course, of its course and learner
   // apps-c (issue 26): the rules of their manifests
   'pharmacy/batch': (day) => ({ receivedOn: addDays(day, -30) }),
   'planning/shift': () => ({ startTime: '08:00', endTime: '16:00' }),
@@ -187,6 +199,15 @@ const OVERRIDES: Record<string, (day: string) => Json | Promise<Json>> = {
  * a refund names its sale, a guard is not his own replacement, a failed run says why.
  */
 const FIXUPS: Record<string, (body: Json) => Promise<void> | void> = {
+  // A revision is numbered from the BoQ it supersedes, which it supersedes once: a BoQ of its own.
+  'av/boq': async (b) => {
+    delete b.revision;
+    if (b.supersedesId) b.supersedesId = (await createDoc('av', 'boq', {})).id;
+  },
+  'elv/boq': async (b) => {
+    delete b.revision;
+    if (b.supersedesId) b.supersedesId = (await createDoc('elv', 'boq', {})).id;
+  },
   'pos/order': async (b) => {
     if (b.kind === 'refund') {
       b.originalSaleId = (await createDoc('pos', 'order', { set: { kind: 'sale' } })).id;
@@ -216,6 +237,19 @@ const INPUTS: Record<string, (doc: Doc) => Promise<Json> | Json> = {
 };
 
 let serial = 0;
+
+const inStateCache = new Map<string, Promise<Doc>>();
+/** One document of a type walked to a state (made once), for references a rule wants in that state. */
+function inState(app: string, type: string, state: string): Promise<Doc> {
+  const key = `${app}/${type}/${state}`;
+  let p = inStateCache.get(key);
+  if (!p) {
+    p = createDoc(app, type, { full: true }).then((d) => walkTo(typeOf(app, type), d, (s) => s === state));
+    inStateCache.set(key, p);
+    p.catch(() => inStateCache.delete(key));
+  }
+  return p;
+}
 
 function numberIn(f: Field, wanted: number): number {
   let v = wanted;
@@ -624,6 +658,43 @@ async function useLeaf(leaves: number): Promise<Drive> {
  * driven through what the values are computed from, in the domain's terms.
  */
 const COMPUTED: Record<string, Driver> = {
+  async 'agents.budget.exceeded'() {
+    // Runs of 60 and 40 tokens reach the agent's budget of 100.
+    const agent = await createDoc('agents', 'agent', { full: true, set: { tokenBudget: 100 } });
+    await createDoc('agents', 'run', { set: { agentId: agent.id, tokensUsed: 60 } });
+    const seq = await mark();
+    await createDoc('agents', 'run', { set: { agentId: agent.id, tokensUsed: 40 } });
+    const result = { seq, id: agent.id, expect: (d: Json) => (d.tokensUsed === 100 && d.tokensRemaining === 0 ? undefined : `tokensUsed ${d.tokensUsed}, tokensRemaining ${d.tokensRemaining}`) };
+    // The agent is then stopped: the one way to answer its exceedBudget route, whose guard reads the runs' tokens.
+    await transitionDoc(typeOf('agents', 'agent'), agent, 'exceedBudget');
+    return result;
+  },
+  // Transitions whose guard reads an aggregate: the children first.
+  async 'auto-workshop.job.delivered'() {
+    const t = typeOf('auto-workshop', 'job');
+    const job = await createDoc('auto-workshop', 'job', { full: true });
+    await walkTo(typeOf('auto-workshop', 'estimate'), await createDoc('auto-workshop', 'estimate', { set: { jobId: job.id } }), (s) => s === 'approved');
+    const ready = await walkTo(t, job, (s) => s === 'ready');
+    const seq = await mark();
+    await transitionDoc(t, ready, 'deliver');
+    return { seq, id: job.id, expect: prevCheck('state', 'ready') };
+  },
+  async 'biometrics.attendance.posted'() {
+    const posting = await createDoc('biometrics', 'posting', { full: true, set: { periodFrom: today(), periodTo: today() } });
+    await createDoc('biometrics', 'punch', { set: { postingId: posting.id, punchDate: today() } });
+    const seq = await mark();
+    await transitionDoc(typeOf('biometrics', 'posting'), posting, 'post');
+    return { seq, id: posting.id, expect: prevCheck('state', 'draft') };
+  },
+  async 'connect.menu.published'() {
+    const menu = await createDoc('connect', 'menu', { full: true });
+    await createDoc('connect', 'item', { set: { menuId: menu.id } });
+    const seq = await mark();
+    const published = await transitionDoc(typeOf('connect', 'menu'), menu, 'publish');
+    // Withdrawn again: its route needs a menu published, which needs items.
+    await transitionDoc(typeOf('connect', 'menu'), published, 'withdraw');
+    return { seq, id: menu.id, expect: prevCheck('state', 'draft') };
+  },
   'cheques.book.low': () => useLeaf(5),
   'cheques.book.exhausted': () => useLeaf(1),
   async 'construction.contract.overrun'() {
