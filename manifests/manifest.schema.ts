@@ -64,7 +64,33 @@ const lineField = {
   type: 'object',
   additionalProperties: false,
   required: ['name', 'type'],
-  properties: { ...fieldCommon, type: { type: 'string', enum: scalarTypes } },
+  properties: {
+    ...fieldCommon,
+    type: { type: 'string', enum: scalarTypes },
+    /**
+     * In a `lines` field: computed for each line from `line` (that line) and `doc`, before the
+     * document's computed fields (which can then sum them). Read-only, like a document's.
+     */
+    compute: expression,
+  },
+} as const;
+
+/**
+ * A read-only total over the documents of another type of the app that reference this one
+ * (`via`): the sum of their `field`, or their count, counting only those in `states`. Kept in
+ * the unit of work of every write of such a document.
+ */
+const aggregate = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['type', 'via', 'op'],
+  properties: {
+    type: { type: 'string', pattern: namePattern },
+    via: { type: 'string', pattern: namePattern },
+    op: { type: 'string', enum: ['sum', 'count'] },
+    field: { type: 'string', pattern: namePattern },
+    states: { type: 'array', minItems: 1, uniqueItems: true, items: { type: 'string', pattern: namePattern } },
+  },
 } as const;
 
 const field = {
@@ -83,10 +109,55 @@ const field = {
      * the field is read-only, and a client that sends it is refused like any read-only field.
      */
     compute: expression,
+    /**
+     * On create, when the client leaves the field out: an expression over `doc` (as sent) and
+     * `ref` (the documents its references name). A field with a default is not required of the client.
+     */
+    default: expression,
+    aggregate,
     /** States in which this field cannot be changed by an update (only a transition's `set` changes it). */
     lockedIn: states,
+    /** At most one document of the type per company has a given value (CONFLICT naming the other). */
+    unique: { type: 'boolean' },
+    /** At most one per parent: the reference field named here (a cheque number once per book). */
+    uniqueWithin: { type: 'string', pattern: namePattern },
   },
 } as const;
+
+/**
+ * What a transition (or a create) does to another document, through that type's own operations
+ * (its guards, locks, validations, audit entry and events), in the same unit of work. Exactly one
+ * of: `target` (a reference field of this document) with `transition` or `set`; or `create` (a
+ * document type of the app) with `values`. Expressions read `doc` (this document as written), `id` (its id),
+ * `input` (the transition's body), `target` (the target as it is) and `from` (the state left).
+ */
+const effect = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    target: { type: 'string', pattern: namePattern },
+    /** Runs this transition of the target; `input` gives its body. */
+    transition: { type: 'string', pattern: namePattern },
+    input: { type: 'object', propertyNames: { pattern: namePattern }, minProperties: 1, maxProperties: 50, additionalProperties: expression },
+    /** Sets fields of the target (read-only ones too, not computed ones): an update of it. */
+    set: { type: 'object', propertyNames: { pattern: namePattern }, minProperties: 1, maxProperties: 50, additionalProperties: expression },
+    /** Creates a document of this type of the app with `values`. */
+    create: { type: 'string', pattern: namePattern },
+    values: { type: 'object', propertyNames: { pattern: namePattern }, minProperties: 1, maxProperties: 50, additionalProperties: expression },
+    /** The effect applies only when this holds (e.g. `from == 'approved'`). */
+    when: expression,
+    /** A rule between this document and the target (a cheque number inside its book's range): VALIDATION_ERROR at `field` otherwise. */
+    check: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['rule', 'message'],
+      properties: { rule: expression, field: { type: 'string', pattern: namePattern }, message: bilingual },
+    },
+    description: bilingual,
+  },
+} as const;
+
+const effects = { type: 'array', minItems: 1, maxItems: 20, items: effect } as const;
 
 /** A rule every write must keep: `rule` is a CEL expression answering a bool over `doc`. */
 const validation = {
@@ -97,6 +168,8 @@ const validation = {
     rule: expression,
     /** The field the problem is reported against (its JSON pointer); without it, the document. */
     field: { type: 'string', pattern: namePattern },
+    /** A `lines` field: the rule holds for each line (`line`), and a broken one is reported at `/<lines>/<i>/<field>`. */
+    each: { type: 'string', pattern: namePattern },
     message: bilingual,
   },
 } as const;
@@ -117,6 +190,14 @@ const condition = {
     below: { type: 'number' },
     above: { type: 'number' },
   },
+} as const;
+
+/** A condition stated as an expression over `doc`, answering a bool. */
+const ruleCondition = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['rule'],
+  properties: { rule: expression },
 } as const;
 
 /**
@@ -187,7 +268,27 @@ const documentType = {
           roles: { type: 'array', minItems: 1, uniqueItems: true, items: role },
           /** Fields of the document given values by expressions over `doc` and `input`, in the transition's write. */
           set: { type: 'object', propertyNames: { pattern: namePattern }, minProperties: 1, maxProperties: 50, additionalProperties: expression },
+          /** What it does to related documents, after its own write, in the same unit of work. */
+          effects,
         },
+      },
+    },
+    /** Effects of creating a document (one created directly in an occupying state occupies its bed). */
+    createEffects: effects,
+    /**
+     * A naming series: `field` (read-only) gets `format` with its number, gap-free per company,
+     * type and period (`{YYYY}`, `{YY}`, `{MM}` from `date`, a date field, or today), `{#####}`
+     * the number padded to as many digits; at create, or at the transition `on`.
+     */
+    naming: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['field', 'format'],
+      properties: {
+        field: { type: 'string', pattern: namePattern },
+        format: { type: 'string', minLength: 3, maxLength: 60, pattern: '\\{#+\\}' },
+        on: { type: 'string', pattern: namePattern },
+        date: { type: 'string', pattern: namePattern },
       },
     },
     /**
@@ -240,10 +341,11 @@ const source = {
     /** on: operation — what emits it, e.g. `POST /crm/leads/:id/score` or `hook message.beforeCreate`. */
     operation: { type: 'string', minLength: 1, maxLength: 200 },
     /**
-     * Fires only when this holds of the document. With `change`, it fires when the condition
-     * becomes true (it held not before the write, and holds after).
+     * Fires only when this holds of the document: a test on one field, or `{ rule }`, a CEL
+     * expression over `doc` (computed fields included). With `change`, it fires when the
+     * condition becomes true (it held not before the write, and holds after).
      */
-    when: condition,
+    when: { anyOf: [condition, ruleCondition] },
   },
 } as const;
 
@@ -363,7 +465,12 @@ export type SettingDecl = NonNullable<Manifest['settings']>[number];
 export type Role = PermissionDecl['role'];
 export type SourceDecl = TopicDecl['source'];
 export type ScheduleDecl = NonNullable<DocumentTypeDecl['schedules']>[number];
-export type ConditionDecl = NonNullable<SourceDecl['when']>;
+export type ConditionDecl = NonNullable<ScheduleDecl['when']>;
+/** A topic source's condition: a test on one field, or a rule. */
+export type WhenDecl = NonNullable<SourceDecl['when']>;
+export type AggregateDecl = NonNullable<FieldDecl['aggregate']>;
 export type TransitionDecl = NonNullable<DocumentTypeDecl['transitions']>[number];
 export type ValidationDecl = NonNullable<DocumentTypeDecl['validations']>[number];
 export type LineFieldDecl = NonNullable<FieldDecl['fields']>[number];
+export type EffectDecl = NonNullable<DocumentTypeDecl['createEffects']>[number];
+export type NamingDecl = NonNullable<DocumentTypeDecl['naming']>;

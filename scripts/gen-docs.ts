@@ -151,7 +151,7 @@ function conditionText(c: ConditionDecl): string {
 /** What makes a topic fire, in words: `transition \`send\` of \`invoice\``, `schedule \`overdue\` of \`invoice\``… */
 export function sourceText(src: SourceDecl): string {
   const of = src.type ? ` of ${code(src.type)}` : '';
-  const when = src.when ? ` when ${conditionText(src.when)}` : '';
+  const when = src.when ? ` when ${'rule' in src.when ? code(src.when.rule) : conditionText(src.when)}` : '';
   switch (src.on) {
     case 'transition':
       return `transition ${code(src.transition ?? '')}${of}${when}`;
@@ -211,7 +211,10 @@ export function appsMarkdown(apps: AppDoc[]): string {
         out.push('', `States: ${dt.states.map((st) => (st === dt.initialState ? `${code(st)} (initial)` : code(st))).join(', ')}.`);
       }
       // The rules the manifest states, in the words its author gave them.
-      for (const f of dt.fields.filter((x) => x.compute !== undefined)) out.push('', `${code(f.name)}: ${cell(f.description?.en ?? `computed: ${f.compute!}`)}`);
+      for (const f of dt.fields.filter((x) => x.compute !== undefined || x.aggregate)) {
+        const how = f.aggregate ? `${f.aggregate.op} of ${f.aggregate.field ? `${f.aggregate.field} of ` : ''}its ${f.aggregate.type} documents` : f.compute!;
+        out.push('', `${code(f.name)}: ${cell(f.description?.en ?? `computed: ${how}`)}`);
+      }
       for (const v of dt.validations ?? []) out.push('', `Refused: ${cell(v.message.en)}${v.field ? ` (${code(v.field)})` : ''}.`);
       if (dt.lockedIn?.length) out.push('', `Locked in ${dt.lockedIn.map(code).join(', ')}: changed only by its transitions.`);
       if (dt.transitions?.length) {

@@ -62,6 +62,12 @@ export interface AppContext {
   transaction<T>(fn: () => Promise<T>): Promise<T>;
   /** The app's durable jobs (declared in `defineApp({ jobs })`): see `JobsHandle`. */
   jobs: JobsHandle;
+  /**
+   * Gap-free counters of this app in this company: `next(key)` answers 1, 2, 3… taken in the
+   * current write's transaction, so a write that fails gives its number back and concurrent
+   * writers never get the same one. Another app's counters are out of reach.
+   */
+  sequences: { next(key: string): Promise<number> };
 }
 
 export interface EnqueueOptions {

@@ -4,7 +4,7 @@ export type {
   AppDefinition, AppRoute, AppContext, AppMigration, DocHooks, DocHandle, Doc, ListQuery, ListResult, RouteReply, RouteRequest, RouteSchemas, HttpMethod, Lang,
   JobsHandle, JobContext, JobHandler, EnqueueOptions,
 } from './define-app.ts';
-export type { Manifest, DocumentTypeDecl, FieldDecl, EventFamilyDecl, TopicDecl, PermissionDecl, MenuDecl, Role, SourceDecl, ScheduleDecl } from '../manifests/manifest.schema.ts';
+export type { Manifest, DocumentTypeDecl, FieldDecl, EventFamilyDecl, TopicDecl, PermissionDecl, MenuDecl, Role, SourceDecl, ScheduleDecl, AggregateDecl, WhenDecl } from '../manifests/manifest.schema.ts';
 export { multiplyToMinor, toMinor, fromMinor, roundMoney, minorDigits } from './money.ts';
 export { AppError, fieldError } from './errors.ts';
 export {

@@ -1,14 +1,17 @@
 // The first-party apps' rules, driven through the API alone with the numbers the business gives:
 // payroll (net pay, a period in order, locked payslips, the Saudi end-of-service award), time off
 // (days counted from the dates, a rejection with its reason) and CRM (a lost reason required, a
-// won deal at 100 %). On SQLite, and again on PostgreSQL (vitest.config.ts's `onPostgres`).
+// won deal at 100 %), a payroll run's totals kept by its payslips, and a construction contract
+// whose recorded costs pass its value (the overrun event fired by that computation, not by a
+// typed status). On SQLite, and again on PostgreSQL (vitest.config.ts's `onPostgres`).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Host } from '../core/host.ts';
 import { firstPartySources } from '../core/apps/app-source.ts';
+import { checkManifest } from '../core/apps/manifest-check.ts';
 import { buildHost } from './db.ts';
-import { ARABIC, createCompany, expectError, type Client, type TestCompany } from './helpers.ts';
+import { ARABIC, count, createCompany, createCustomer, expectError, type Client, type TestCompany } from './helpers.ts';
 
-const APPS = ['employees', 'invoicing', 'payroll', 'time-off', 'crm'];
+const APPS = ['employees', 'invoicing', 'payroll', 'time-off', 'crm', 'construction'];
 
 describe('the apps do their business', () => {
   let host: Host;
@@ -66,6 +69,57 @@ describe('the apps do their business', () => {
       expect(en.details).toEqual([expect.objectContaining({ pointer: '/periodEnd', message: 'The period cannot end before it starts' })]);
       const ar = expectError(await api.post('/api/v1/payroll-runs', body, { 'accept-language': 'ar' }), 400, 'VALIDATION_ERROR');
       expect(ar.details[0].message).toBe('لا يجوز أن تنتهي الفترة قبل بدايتها');
+    });
+
+    describe("a run's totals follow its payslips", () => {
+      const newRun = async (period: string, start: string, end: string) => created(api.post('/api/v1/payroll-runs', { period, periodStart: start, periodEnd: end, payDate: end }));
+      const getRun = async (id: string) => (await api.get(`/api/v1/payroll-runs/${id}`)).json().data;
+
+      it('three payslips: headcount 3, gross 26,083.93, deductions 2,175.00, net 23,908.93; moved and cancelled payslips move them', async () => {
+        const feb = await newRun('2026-02', '2026-02-01', '2026-02-28');
+        const mar = await newRun('2026-03', '2026-03-01', '2026-03-31');
+        expect(await getRun(feb.id)).toMatchObject({ employeeCount: 0, grossTotal: 0, deductionsTotal: 0, netTotal: 0 });
+        // 10,000 + 2,500 − 975 = 11,525.00
+        const a = await created(api.post('/api/v1/payslips', payslip({ runId: feb.id })));
+        // 7,000 + 1,750 + 500.50 − 682.50 − 517.50 = 8,050.50
+        const b = await created(api.post('/api/v1/payslips', payslip({ runId: feb.id, basicSalary: 7_000, housingAllowance: 1_750, transportAllowance: 500.5, socialInsurance: 682.5, otherDeductions: 517.5 })));
+        // 4,000.10 + 333.33 overtime, no employee share of social insurance = 4,333.43
+        const c = await created(api.post('/api/v1/payslips', payslip({ runId: feb.id, basicSalary: 4_000.1, housingAllowance: 0, overtimePay: 333.33, socialInsurance: 0 })));
+        expect([a.netPay, b.netPay, c.netPay]).toEqual([11_525, 8_050.5, 4_333.43]);
+        expect([a.grossPay, b.grossPay, c.grossPay]).toEqual([12_500, 9_250.5, 4_333.43]);
+        expect(await getRun(feb.id)).toMatchObject({ employeeCount: 3, grossTotal: 26_083.93, deductionsTotal: 2_175, netTotal: 23_908.93 });
+        // The third payslip belongs to March: the totals go with it.
+        expect((await api.patch(`/api/v1/payslips/${c.id}`, { runId: mar.id })).statusCode).toBe(200);
+        expect(await getRun(feb.id)).toMatchObject({ employeeCount: 2, grossTotal: 21_750.5, deductionsTotal: 2_175, netTotal: 19_575.5 });
+        expect(await getRun(mar.id)).toMatchObject({ employeeCount: 1, grossTotal: 4_333.43, netTotal: 4_333.43 });
+        // A cancelled payslip counts no more; a confirmed one still does.
+        await api.post(`/api/v1/payslips/${b.id}/cancel`);
+        await api.post(`/api/v1/payslips/${a.id}/confirm`);
+        expect(await getRun(feb.id)).toMatchObject({ employeeCount: 1, grossTotal: 12_500, deductionsTotal: 975, netTotal: 11_525 });
+        // The totals are the payroll's to keep: a client that types one is refused.
+        expectError(await api.patch(`/api/v1/payroll-runs/${feb.id}`, { netTotal: 50 }), 400, 'VALIDATION_ERROR');
+      });
+
+      it('an approved run refuses a payslip that would move its totals, naming the run, and keeps nothing of it', async () => {
+        const run = await newRun('2026-04', '2026-04-01', '2026-04-30');
+        await created(api.post('/api/v1/payslips', payslip({ runId: run.id })));
+        await api.post(`/api/v1/payroll-runs/${run.id}/calculate`);
+        expect((await api.post(`/api/v1/payroll-runs/${run.id}/approve`)).json().data.state).toBe('approved');
+        const e = expectError(await api.post('/api/v1/payslips', payslip({ runId: run.id, basicSalary: 5_000 }), { 'accept-language': 'ar' }), 409, 'CONFLICT');
+        expect(e.details[0]).toMatchObject({ reason: 'parentLocked', resource: 'payroll-runs', id: run.id, state: 'approved' });
+        expect(e.message).toMatch(ARABIC);
+        expect((await api.get(`/api/v1/payslips?runId=${run.id}`)).json().total).toBe(1);
+        expect(await getRun(run.id)).toMatchObject({ employeeCount: 1, netTotal: 11_525 });
+      });
+
+      it('pays by bank transfer unless told otherwise, and refuses a payslip for an employee who joins after the period', async () => {
+        const run = await newRun('2026-05', '2026-05-01', '2026-05-31');
+        expect((await created(api.post('/api/v1/payslips', payslip({ runId: run.id })))).paymentMethod).toBe('bank_transfer');
+        expect((await created(api.post('/api/v1/payslips', payslip({ runId: run.id, paymentMethod: 'cash' })))).paymentMethod).toBe('cash');
+        const late = await created(api.post('/api/v1/employees', { fullName: 'Omar Al-Qahtani', jobTitle: 'Driver', joinDate: '2026-06-01' }));
+        const e = expectError(await api.post('/api/v1/payslips', payslip({ runId: run.id, employeeId: late.id })), 400, 'VALIDATION_ERROR');
+        expect(e.details).toEqual([expect.objectContaining({ pointer: '/employeeId', rule: 'validation', message: "The employee joins after the run's period ends: no payslip in it" })]);
+      });
     });
 
     describe('end of service (Labour Law Arts. 84–85)', () => {
@@ -130,5 +184,66 @@ describe('the apps do their business', () => {
       expectError(await api.post(`/api/v1/leads/${lost.id}/markLost`, { reason: 'weather' }), 400, 'VALIDATION_ERROR');
       expect((await api.post(`/api/v1/leads/${lost.id}/markLost`, { reason: 'competitor' })).json().data).toMatchObject({ state: 'lost', lostReason: 'competitor' });
     });
+  });
+
+  describe('construction', () => {
+    it('a contract overruns when its recorded costs pass its revised value: the event fires then, once, never for a typed status', async () => {
+      const client = await createCustomer(api, 'Riyadh Developments');
+      const contract = await created(api.post('/api/v1/construction-contracts', { contractNumber: 'C-2026-014', title: 'Villa shell and core', clientId: client.id, contractValue: 1_000_000, budget: 900_000 }));
+      expect(contract).toMatchObject({ revisedValue: 1_000_000, actualCost: 0, costStatus: 'within_budget' });
+      const typed = expectError(await api.patch(`/api/v1/construction-contracts/${contract.id}`, { costStatus: 'overrun' }), 400, 'VALIDATION_ERROR');
+      expect(typed.details[0]).toMatchObject({ pointer: '/costStatus', rule: 'additionalProperties' });
+      const cost = (amount: number, category: string) => created(api.post('/api/v1/construction-costs', { contractId: contract.id, date: '2026-03-01', category, amount }));
+      const getContract = async () => (await api.get(`/api/v1/construction-contracts/${contract.id}`)).json().data;
+      const overruns = () => count(host, "SELECT count(*) FROM outbox WHERE company_id = ? AND topic = 'construction.contract.overrun'", co.company.id);
+
+      await cost(450_000.25, 'materials');
+      await cost(300_000, 'labour');
+      await cost(200_000, 'subcontract');
+      // 950,000.25 spent: past the budget (at risk), within the value.
+      expect(await getContract()).toMatchObject({ actualCost: 950_000.25, costStatus: 'at_risk' });
+      // An approved variation of 100,000 raises the value to 1,100,000.
+      await api.post(`/api/v1/construction-contracts/${contract.id}/start`);
+      const vo = await created(api.post('/api/v1/variation-orders', { contractId: contract.id, variationNumber: 'VO-01', description: 'Basement waterproofing', value: 100_000 }));
+      expect((await getContract()).revisedValue).toBe(1_000_000);
+      await api.post(`/api/v1/variation-orders/${vo.id}/approve`);
+      expect(await getContract()).toMatchObject({ approvedVariations: 100_000, revisedValue: 1_100_000 });
+      expect(await overruns()).toBe(0);
+      // 150,000 more: 1,100,000.25 > 1,100,000.00 by a quarter riyal.
+      await cost(150_000, 'equipment');
+      const events = await host.storage.db.all<{ data: string }>("SELECT data FROM outbox WHERE company_id = ? AND topic = 'construction.contract.overrun'", [co.company.id]);
+      expect(events.map((e) => JSON.parse(e.data))).toEqual([expect.objectContaining({ id: contract.id, actualCost: 1_100_000.25, revisedValue: 1_100_000, costStatus: 'overrun', previous: { costStatus: 'at_risk' } })]);
+      await cost(10, 'overheads');
+      expect(await overruns()).toBe(1);
+      // A closed contract takes no more costs.
+      await api.post(`/api/v1/construction-contracts/${contract.id}/handOver`);
+      await api.post(`/api/v1/construction-contracts/${contract.id}/close`);
+      const e = expectError(await api.post('/api/v1/construction-costs', { contractId: contract.id, date: '2026-09-01', category: 'labour', amount: 1 }), 409, 'CONFLICT');
+      expect(e.details[0]).toMatchObject({ reason: 'parentLocked', resource: 'construction-contracts', id: contract.id, state: 'closed' });
+      expect((await getContract()).actualCost).toBe(1_100_010.25);
+    });
+  });
+
+  it("refuses at install a rule that reads a field another app's document does not have (unknown when the manifest alone is validated)", async () => {
+    const sources = firstPartySources().filter((s) => s.manifest.id === 'employees' || s.manifest.id === 'payroll');
+    const payroll = sources.find((s) => s.manifest.id === 'payroll')!;
+    const manifest = structuredClone(payroll.manifest);
+    const slip = manifest.documentTypes!.find((d) => d.name === 'payslip')!;
+    slip.validations![1].rule = 'ref.employeeId.salaryGrade > 3';
+    const i = manifest.documentTypes!.indexOf(slip);
+    expect(checkManifest(manifest).problems).toEqual([]);
+    const h = await buildHost({ sources: sources.filter((s) => s.manifest.id === 'employees'), config: { rateLimitPerMinute: 0 } });
+    try {
+      await expect(h.runtime.load({ ...payroll, manifest })).rejects.toMatchObject({
+        code: 'MANIFEST_INVALID',
+        details: [expect.objectContaining({ pointer: `/documentTypes/${i}/validations/1/rule`, rule: 'expressionType' })],
+      });
+      expect(h.runtime.get('payroll')).toBeUndefined();
+      // As written, it loads.
+      await h.runtime.load(payroll);
+      expect(h.runtime.get('payroll')).toBeDefined();
+    } finally {
+      await h.close();
+    }
   });
 });

@@ -26,7 +26,7 @@ import { ManualClock } from '../core/kernel/clock.ts';
 import { CLI_ACTOR } from '../core/kernel/actor.ts';
 import { REPO_ROOT, validManifest, type AppSource } from '../core/apps/app-source.ts';
 import { isReadOnly } from '../core/apps/doc-schemas.ts';
-import type { ConditionDecl, DocumentTypeDecl, FieldDecl, Manifest, SourceDecl, TopicDecl } from '../manifests/manifest.schema.ts';
+import type { ConditionDecl, DocumentTypeDecl, FieldDecl, Manifest, SourceDecl, TopicDecl, WhenDecl } from '../manifests/manifest.schema.ts';
 
 const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (a: Ajv) => Ajv;
 const ajv = addFormats(new Ajv({ allErrors: true, strict: false }));
@@ -115,9 +115,17 @@ const addDays = (day: string, n: number) => isoDay(Date.parse(`${day}T00:00:00.0
  * Values the generator would get wrong for a type because a hook or a manifest rule refuses them
  * (`app/type` → fields): formats (an ID number, a version, a digest, emails, phones, HH:MM times,
  * domains), dates that must differ or come in order, and amounts a rule ties together (a
- * receipt's VAT within 15/115 of it, counts that add up).
+ * receipt's VAT within 15/115 of it, counts that add up). Effects and unique fields need their
+ * own: an admission occupies its bed (one bed per admission), a cheque uses a leaf of its book (a
+ * number inside the range, once per book), annual leave draws on the employee's allocation.
  */
-const OVERRIDES: Record<string, (day: string) => Json> = {
+let chequeNumber = 0;
+const OVERRIDES: Record<string, (day: string) => Json | Promise<Json>> = {
+  'hospital/admission': async () => ({ bedId: (await createDoc('hospital', 'bed', {})).id }),
+  'cheques/book': () => ({ firstNumber: '1', lastNumber: '500', leaves: 500 }),
+  'cheques/issuedCheque': () => ({ chequeNumber: String(++chequeNumber) }),
+  // Leave drawn on no allocation (an allocation must be the employee's and cover the dates, which the generator's are not).
+  'time-off/leaveRequest': () => ({ leaveType: 'sick', allocationId: undefined }),
   'emr/patient': () => ({ nationalId: '1012345678' }),
   // No approver: the generator's one employee cannot approve their own claim.
   'expenses/claim': (day) => ({ approverId: undefined, lines: [{ date: day, category: 'travel', description: 'Taxi', amount: 115, vatAmount: 15, receiptNumber: 'R-1' }] }),
@@ -133,11 +141,23 @@ const OVERRIDES: Record<string, (day: string) => Json> = {
   'migration/job': () => ({ entities: [{ entity: 'customers', sourceCount: 10, imported: 8, failed: 2 }] }),
   // Values the apps' rules require that a generic value does not give.
   'aftersales/agreement': (day) => ({ startDate: addDays(day, -30), endDate: addDays(day, -1) }), // renewed to a later end (today)
-  'approvals/request': () => ({ currentStep: 1, totalSteps: 2, amount: 10 }), // a step is left to approve; a purchase has an amount
+  'approvals/request': () => ({ currentStep: 1, totalSteps: 2, amount: 10, ruleId: undefined }), // a step is left to approve; a purchase has an amount; no rule to match
   'auto-workshop/job': () => ({ vin: '1HGCM82633A004352' }), // 17 characters
   'av/commissioning': () => ({ failedChecks: 0 }), // a pass has no failed check
   'elv/systemTest': () => ({ failedPoints: 0 }),
-  'blog/post': () => ({ slug: 'hello-world' }),
+  'blog/post': () => ({ slug: `hello-world-${++serial}` }), // a slug is used once
+  // apps2-a (issue 26): rules over referenced documents, unique fields and aggregates.
+  'analytics/export': async () => ({ dashboardId: (await inState('analytics', 'dashboard', 'published')).id }), // only a published dashboard is exported
+  'appraisals/appraisal': async () => ({ cycleId: (await walkTo(typeOf('appraisals', 'appraisalCycle'), await createDoc('appraisals', 'appraisalCycle', {}), (s) => s === 'open')).id }), // in an open cycle, once per employee
+  'appraisals/goal': () => ({ weight: 1, appraisalId: undefined }), // an appraisal's goals weigh 100 at most, and are its employee's
+  'approvals/rule': async () => ({ steps: [{ step: 1, approverId: (await refDoc('approvals', 'employees/employee', [])).id, deadlineDays: 2 }] }), // steps numbered from 1
+  'attendance/attendanceRecord': async () => ({ employeeId: (await createDoc('employees', 'employee', {})).id, sheetId: undefined }), // one record per employee a day
+  // Frozen on an approved design; a revision (FIXUPS) is numbered from the BoQ it supersedes, of its project.
+  'av/boq': async () => ({ designId: (await inState('av', 'design', 'approved')).id, projectId: (await refDoc('av', 'projects/project', [])).id, revision: undefined, supersedesId: undefined }),
+  'elv/boq': async () => ({ designId: (await inState('elv', 'design', 'approved')).id, projectId: (await refDoc('elv', 'projects/project', [])).id, revision: undefined, supersedesId: undefined }),
+  'biometrics/punch': () => ({ postingId: undefined }), // a posting's period holds its punches' dates
+  'education/enrolment': async () => ({ studentId: (await createDoc('education', 'student', {})).id, academicYear: undefined }), // once per class; the class's year
+  'elearning/certificate': async () => ({ enrolmentId: (await inState('elearning', 'enrolment', 'completed')).id, courseId: undefined, learnerId: undefined }), // for a completed course, of its course and learner
   // apps-c (issue 26): the rules of their manifests
   'pharmacy/batch': (day) => ({ receivedOn: addDays(day, -30) }),
   'planning/shift': () => ({ startTime: '08:00', endTime: '16:00' }),
@@ -179,6 +199,15 @@ const OVERRIDES: Record<string, (day: string) => Json> = {
  * a refund names its sale, a guard is not his own replacement, a failed run says why.
  */
 const FIXUPS: Record<string, (body: Json) => Promise<void> | void> = {
+  // A revision is numbered from the BoQ it supersedes, which it supersedes once: a BoQ of its own.
+  'av/boq': async (b) => {
+    delete b.revision;
+    if (b.supersedesId) b.supersedesId = (await createDoc('av', 'boq', {})).id;
+  },
+  'elv/boq': async (b) => {
+    delete b.revision;
+    if (b.supersedesId) b.supersedesId = (await createDoc('elv', 'boq', {})).id;
+  },
   'pos/order': async (b) => {
     if (b.kind === 'refund') {
       b.originalSaleId = (await createDoc('pos', 'order', { set: { kind: 'sale' } })).id;
@@ -208,6 +237,19 @@ const INPUTS: Record<string, (doc: Doc) => Promise<Json> | Json> = {
 };
 
 let serial = 0;
+
+const inStateCache = new Map<string, Promise<Doc>>();
+/** One document of a type walked to a state (made once), for references a rule wants in that state. */
+function inState(app: string, type: string, state: string): Promise<Doc> {
+  const key = `${app}/${type}/${state}`;
+  let p = inStateCache.get(key);
+  if (!p) {
+    p = createDoc(app, type, { full: true }).then((d) => walkTo(typeOf(app, type), d, (s) => s === state));
+    inStateCache.set(key, p);
+    p.catch(() => inStateCache.delete(key));
+  }
+  return p;
+}
 
 function numberIn(f: Field, wanted: number): number {
   let v = wanted;
@@ -309,7 +351,7 @@ interface CreateOpts {
 async function createBody(app: string, type: string, o: CreateOpts, stack: string[]): Promise<Json> {
   const { decl } = typeOf(app, type);
   const body: Json = {};
-  const override = OVERRIDES[`${app}/${type}`]?.(today()) ?? {};
+  const override = (await OVERRIDES[`${app}/${type}`]?.(today())) ?? {};
   for (const f of decl.fields) {
     if (isReadOnly(f) || o.omit?.includes(f.name)) continue;
     if (o.set && f.name in o.set) body[f.name] = o.set[f.name];
@@ -513,10 +555,10 @@ function prevCheck(field: string, prev: unknown): (data: Json) => string | undef
 }
 
 /** The values a source's `when` needs at create (for create, update, delete and transition sources). */
-async function whenValues(t: TypeRef, when: ConditionDecl | undefined): Promise<{ set: Json; omit: string[] }> {
+async function whenValues(t: TypeRef, when: WhenDecl | undefined): Promise<{ set: Json; omit: string[] }> {
   const set: Json = {};
   const omit: string[] = [];
-  if (when && when.field !== 'state') put(set, omit, when.field, await satisfying(t.app, fieldOf(t, when.field), when));
+  if (when && !('rule' in when) && when.field !== 'state') put(set, omit, when.field, await satisfying(t.app, fieldOf(t, when.field), when));
   return { set, omit };
 }
 
@@ -531,7 +573,8 @@ const byDocument: Record<Exclude<SourceDecl['on'], 'schedule' | 'operation'>, Dr
   async update(topic, app) {
     const t = typeOf(app, topic.source.type!);
     const doc = await createDoc(t.app, t.decl.name, { full: true, ...(await whenValues(t, topic.source.when)) });
-    const f = t.decl.fields.find((x) => !isReadOnly(x) && x.type === 'string' && x.name !== topic.source.when?.field) ?? t.decl.fields.find((x) => !isReadOnly(x) && ['number', 'integer', 'money'].includes(x.type));
+    const whenField = topic.source.when && 'field' in topic.source.when ? topic.source.when.field : undefined;
+    const f = t.decl.fields.find((x) => !isReadOnly(x) && x.type === 'string' && x.name !== whenField) ?? t.decl.fields.find((x) => !isReadOnly(x) && ['number', 'integer', 'money'].includes(x.type));
     if (!f) throw new DriveError('no field to change');
     const seq = await mark();
     await patchDoc(t, doc.id, { [f.name]: await differentValue(app, f, doc[f.name]) });
@@ -560,7 +603,7 @@ const byDocument: Record<Exclude<SourceDecl['on'], 'schedule' | 'operation'>, Dr
   async change(topic, app) {
     const t = typeOf(app, topic.source.type!);
     const field = topic.source.field!;
-    const when = topic.source.when;
+    const when = topic.source.when as ConditionDecl | undefined;
     if (field === 'state') {
       // A transition into a state the condition accepts, from one it does not (reachable from the start).
       const good = (from: string, tr: Transition) => tr.to !== from && (!when || (holds(when, { state: tr.to }) && !holds(when, { state: from })));
@@ -573,6 +616,14 @@ const byDocument: Record<Exclude<SourceDecl['on'], 'schedule' | 'operation'>, Dr
       return { seq, id: doc.id, expect: prevCheck('state', from) };
     }
     const f = fieldOf(t, field);
+    const via = f.lockedIn && (t.decl.transitions ?? []).find((x) => x.set && field in x.set);
+    if (via) {
+      // A field locked in its states changes only through the transition that sets it (a transfer moves the bed).
+      const doc = await walkTo(t, await createDoc(t.app, t.decl.name, { full: true }), (s) => via.from.includes(s));
+      const seq = await mark();
+      await transitionDoc(t, doc, via.name);
+      return { seq, id: doc.id, expect: prevCheck(field, doc[field]) };
+    }
     let prev: unknown;
     let next: unknown;
     if (when) {
@@ -591,6 +642,68 @@ const byDocument: Record<Exclude<SourceDecl['on'], 'schedule' | 'operation'>, Dr
     const seq = await mark();
     await patchDoc(t, doc.id, { [field]: next });
     return { seq, id: doc.id, expect: prevCheck(field, prev) };
+  },
+};
+
+/** A book of `leaves` leaves from which one cheque is issued: its computed leaves left fall from `leaves` to `leaves − 1`. */
+async function useLeaf(leaves: number): Promise<Drive> {
+  const book = await createDoc('cheques', 'book', { set: { firstNumber: '1', lastNumber: String(leaves), leaves } });
+  const seq = await mark();
+  await createDoc('cheques', 'issuedCheque', { set: { bookId: book.id, chequeNumber: '1' } });
+  return { seq, id: book.id, expect: prevCheck('leavesRemaining', leaves) };
+}
+
+/**
+ * `change` sources on computed fields, and topics whose condition is a rule over computed values:
+ * driven through what the values are computed from, in the domain's terms.
+ */
+const COMPUTED: Record<string, Driver> = {
+  async 'agents.budget.exceeded'() {
+    // Runs of 60 and 40 tokens reach the agent's budget of 100.
+    const agent = await createDoc('agents', 'agent', { full: true, set: { tokenBudget: 100 } });
+    await createDoc('agents', 'run', { set: { agentId: agent.id, tokensUsed: 60 } });
+    const seq = await mark();
+    await createDoc('agents', 'run', { set: { agentId: agent.id, tokensUsed: 40 } });
+    const result = { seq, id: agent.id, expect: (d: Json) => (d.tokensUsed === 100 && d.tokensRemaining === 0 ? undefined : `tokensUsed ${d.tokensUsed}, tokensRemaining ${d.tokensRemaining}`) };
+    // The agent is then stopped: the one way to answer its exceedBudget route, whose guard reads the runs' tokens.
+    await transitionDoc(typeOf('agents', 'agent'), agent, 'exceedBudget');
+    return result;
+  },
+  // Transitions whose guard reads an aggregate: the children first.
+  async 'auto-workshop.job.delivered'() {
+    const t = typeOf('auto-workshop', 'job');
+    const job = await createDoc('auto-workshop', 'job', { full: true });
+    await walkTo(typeOf('auto-workshop', 'estimate'), await createDoc('auto-workshop', 'estimate', { set: { jobId: job.id } }), (s) => s === 'approved');
+    const ready = await walkTo(t, job, (s) => s === 'ready');
+    const seq = await mark();
+    await transitionDoc(t, ready, 'deliver');
+    return { seq, id: job.id, expect: prevCheck('state', 'ready') };
+  },
+  async 'biometrics.attendance.posted'() {
+    const posting = await createDoc('biometrics', 'posting', { full: true, set: { periodFrom: today(), periodTo: today() } });
+    await createDoc('biometrics', 'punch', { set: { postingId: posting.id, punchDate: today() } });
+    const seq = await mark();
+    await transitionDoc(typeOf('biometrics', 'posting'), posting, 'post');
+    return { seq, id: posting.id, expect: prevCheck('state', 'draft') };
+  },
+  async 'connect.menu.published'() {
+    const menu = await createDoc('connect', 'menu', { full: true });
+    await createDoc('connect', 'item', { set: { menuId: menu.id } });
+    const seq = await mark();
+    const published = await transitionDoc(typeOf('connect', 'menu'), menu, 'publish');
+    // Withdrawn again: its route needs a menu published, which needs items.
+    await transitionDoc(typeOf('connect', 'menu'), published, 'withdraw');
+    return { seq, id: menu.id, expect: prevCheck('state', 'draft') };
+  },
+  'cheques.book.low': () => useLeaf(5),
+  'cheques.book.exhausted': () => useLeaf(1),
+  async 'construction.contract.overrun'() {
+    // Costs recorded against a contract of 1,000 add up past its value: 600, then 500.
+    const contract = await createDoc('construction', 'contract', { full: true, set: { contractValue: 1000, budget: 900 } });
+    await createDoc('construction', 'costEntry', { full: true, set: { contractId: contract.id, amount: 600 } });
+    const seq = await mark();
+    await createDoc('construction', 'costEntry', { full: true, set: { contractId: contract.id, amount: 500 } });
+    return { seq, id: contract.id, expect: (d) => (d.actualCost === 1100 && d.costStatus === 'overrun' ? undefined : `actualCost ${d.actualCost}, costStatus ${d.costStatus}`) };
   },
 };
 
@@ -703,9 +816,11 @@ describe('every catalogue event through its real source', () => {
               schedules.push({ topic, app, t, doc });
               continue;
             }
-            const driver = on === 'operation' ? OPERATIONS[topic.topic] : byDocument[on];
+            // A condition stated as a rule over computed values has a story of its own (COMPUTED).
+            const computed = topic.source.when && 'rule' in topic.source.when;
+            const driver = on === 'operation' ? OPERATIONS[topic.topic] : (COMPUTED[topic.topic] ?? (computed ? undefined : byDocument[on]));
             if (!driver) {
-              results.set(topic.topic, `no driver for the operation "${topic.source.operation}"`);
+              results.set(topic.topic, computed ? 'no driver for its computed condition' : `no driver for the operation "${topic.source.operation}"`);
               continue;
             }
             const d = await driver(topic, app);
@@ -809,9 +924,9 @@ describe('every installed app answers', () => {
       generated.set(`GET ${r}/:id`, async () => call('GET', `${r}/${(await createDoc(t.app, t.decl.name, {})).id}`, undefined, `${r}/:id`));
       generated.set(`PATCH ${r}/:id`, async () => {
         const doc = await createDoc(t.app, t.decl.name, { full: true });
-        // Not a field whose generated values a rule refuses (those OVERRIDES gives), when there is another.
-        const fixed = OVERRIDES[`${t.app}/${t.decl.name}`]?.(today()) ?? {};
-        const writable = t.decl.fields.filter((x) => !isReadOnly(x) && x.type !== 'lines');
+        // Not a field locked in the document's state, nor one whose generated values a rule refuses (those OVERRIDES gives), when there is another.
+        const fixed = (await OVERRIDES[`${t.app}/${t.decl.name}`]?.(today())) ?? {};
+        const writable = t.decl.fields.filter((x) => !isReadOnly(x) && x.type !== 'lines' && !(doc.state && x.lockedIn?.includes(doc.state)));
         const f = writable.find((x) => !(x.name in fixed)) ?? writable[0];
         return call('PATCH', `${r}/${doc.id}`, { [f.name]: await differentValue(t.app, f, doc[f.name]) }, `${r}/:id`);
       });

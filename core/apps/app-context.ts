@@ -28,7 +28,12 @@ export interface ContextDeps {
   checkAudit(resource: string, action: string): void;
   /** Enqueues one of the app's jobs (refusing a name it declares no handler for), in the caller's transaction. */
   enqueue(caller: Caller, name: string, payload: unknown, opts?: EnqueueOptions): Promise<{ id: string; created: boolean }>;
+  /** The next number of a company's counter (storage's gap-free sequences); `key` already names the app. */
+  nextNumber(companyId: string, key: string): Promise<number>;
 }
+
+/** A counter's key in storage: the app's id first, so one app cannot reach another's counters. */
+export const sequenceKey = (appId: string, key: string): string => `${appId}/${key}`;
 
 export function docHandle(dt: DocType, caller: Caller): DocHandle {
   const companyId = caller.company.id;
@@ -121,6 +126,10 @@ class BoundContext implements AppContext {
 
   get jobs(): AppContext['jobs'] {
     return { enqueue: (name, payload, opts) => this.deps.enqueue(this.caller, name, payload, opts) };
+  }
+
+  get sequences(): AppContext['sequences'] {
+    return { next: (key) => this.deps.nextNumber(this.company.id, sequenceKey(this.appId, key)) };
   }
 }
 

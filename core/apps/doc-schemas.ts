@@ -4,8 +4,8 @@ import type { DocumentTypeDecl, FieldDecl, LineFieldDecl } from '../../manifests
 
 type Schema = Record<string, unknown>;
 
-/** Neither a client nor an app's input sets it: the app's hooks do, or its `compute` expression. */
-export const isReadOnly = (f: FieldDecl | LineFieldDecl): boolean => !!f.readOnly || (f as FieldDecl).compute !== undefined;
+/** Neither a client nor an app's input sets it: the app's hooks do, its `compute` expression (of the document or of a line), or its aggregate. */
+export const isReadOnly = (f: FieldDecl | LineFieldDecl): boolean => !!f.readOnly || f.compute !== undefined || !!(f as FieldDecl).aggregate;
 
 /** Bounds that also keep JSON's `1e400` (Infinity) out of numeric fields. */
 const NUMBER_BOUND = 1e15;
@@ -70,7 +70,8 @@ function objectOf(fields: (FieldDecl | LineFieldDecl)[], mode: 'write' | 'read',
     // On read, a field is always there if it is declared required: a write required it, or, for a
     // read-only field, the app's hooks promise to set it. A secret is left out of lists, audit
     // rows and events, so reads may lack it.
-    if (f.required && !(mode === 'read' && f.secret)) required.push(f.name);
+    // A field with a default may be left out of a create (the default fills it in).
+    if (f.required && !(mode === 'read' && f.secret) && !(mode === 'write' && (f as FieldDecl).default !== undefined)) required.push(f.name);
   }
   return { type: 'object', additionalProperties: false, properties, ...(required.length ? { required } : {}) };
 }
@@ -93,7 +94,8 @@ export function buildDocSchemas(dt: DocumentTypeDecl, idPrefixOf: (to: string) =
   const { required: _drop, title: _title, ...patchBase } = write;
   const patch = { title: `${dt.label.en} changes`, ...patchBase, minProperties: 1 };
   const readFields = objectOf(dt.fields, 'read', idPrefixOf);
-  const stored = { ...readFields, required: (write.required as string[] | undefined) ?? [] };
+  const defaulted = dt.fields.filter((f) => f.required && f.default !== undefined).map((f) => f.name);
+  const stored = { ...readFields, required: [...((write.required as string[] | undefined) ?? []), ...defaulted] };
   // A read document always has what a write required (an update validates the merged document
   // against the write schema) and the read-only fields declared required (the hooks set them).
   // Titles name the shared schemas of the OpenAPI document (`invoicing.Invoice`).

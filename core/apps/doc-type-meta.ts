@@ -122,7 +122,7 @@ export function docTypeMeta(a: LoadedApp, d: MetaDeps): Record<string, unknown>[
     };
     for (const k of ['minimum', 'maximum', 'minLength', 'maxLength'] as const) if (f[k] !== undefined) out[k] = f[k];
     if (f.description) out.description = f.description[d.lang];
-    if ((f as FieldDecl).compute !== undefined) out.computed = true;
+    if (f.compute !== undefined || (f as FieldDecl).aggregate) out.computed = true;
     if ((f as FieldDecl).lockedIn) out.lockedIn = (f as FieldDecl).lockedIn;
     if (f.type === 'enum' && f.values) {
       out.values = f.values;

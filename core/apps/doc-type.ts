@@ -3,7 +3,7 @@
 // app code use. Every write runs its hooks, its audit row and the events whose source it is in
 // one unit of work.
 import type { ValidateFunction } from 'ajv';
-import type { DocumentTypeDecl, FieldDecl, TopicDecl, SourceDecl, ConditionDecl } from '../../manifests/manifest.schema.ts';
+import type { DocumentTypeDecl, FieldDecl, TopicDecl, SourceDecl, ConditionDecl, TransitionDecl, WhenDecl } from '../../manifests/manifest.schema.ts';
 import type { AppContext, DocHooks, Doc, ListQuery, ListResult } from '../../sdk/define-app.ts';
 import type { DocumentTable, DocRow, FilterField, ListRow } from '../storage/repos/documents.ts';
 import type { UnitOfWork, Work } from '../audit/unit-of-work.ts';
@@ -17,10 +17,14 @@ import { DiwanError } from '../kernel/errors/diwan-error.ts';
 import { compileFor, check, validationError, ajvDetails, unstorableDetails } from '../kernel/validation.ts';
 import { buildDocSchemas, eventPayloadSchema, isReadOnly, type DocSchemas } from './doc-schemas.ts';
 import { appFault } from './app-fault.ts';
-import { buildRules, hasExpressions, type CompiledRules } from './rules/document-rules.ts';
-import { applySet, brokenRules, celDocument, computeInto, guardHolds, transitionScope, type RuleScope } from './rules/evaluate.ts';
+import { buildRules, hasExpressions, readsRef, type CompiledRules } from './rules/document-rules.ts';
+import { applyDefaults, applySet, brokenRules, celActivation, computeInto, conditionHolds, guardHolds, transitionScope, type Refs, type RuleScope } from './rules/evaluate.ts';
+import { aggregateDeltas, addToAggregate, type AggregatedBy, type Deltas } from './rules/aggregates.ts';
 import { currencyDigits } from '../tenancy/companies.ts';
 import { roleAtLeast } from '../identity/roles.ts';
+import { buildEffects, hasEffects, runEffects, type CompiledEffect, type CompiledEffects } from './rules/effects.ts';
+import { formatName, namingDate, seriesKey } from './rules/naming.ts';
+import { uniqueLockName } from './rules/unique.ts';
 
 /** Who writes, in which company and language: what every operation is bound to. */
 export interface Caller {
@@ -50,6 +54,12 @@ export interface DocTypeDeps {
   context(caller: Caller): AppContext;
   /** The app's topics whose source is this type. */
   topics: TopicDecl[];
+  /** The next number of the app's counter `key` in a company, in the write's transaction (naming series). */
+  sequence(companyId: string, key: string): Promise<number>;
+  /** Holds a named lock to the end of the write's transaction (uniqueness checks). */
+  lock(name: string): Promise<void>;
+  /** The aggregates of other types of the app over this one (a payroll run's totals over its payslips). */
+  aggregatedBy?: AggregatedBy[];
 }
 
 type Fields = readonly (FieldDecl | NonNullable<FieldDecl['fields']>[number])[];
@@ -125,14 +135,39 @@ export class DocType {
   /** The rules' programs, compiled on first use (the manifest was checked, so they compile). */
   private get rules(): CompiledRules | null {
     if (this.compiledRules === undefined) {
-      if (!hasExpressions(this.decl)) this.compiledRules = null;
+      if (!hasExpressions(this.decl) && !this.deps.topics.some((t) => t.source.when && 'rule' in t.source.when)) this.compiledRules = null;
       else {
-        const { rules, problems } = buildRules(this.decl, '');
+        const { rules, problems } = buildRules(this.decl, '', this.ruleInputs);
         if (!rules) throw new Error(`${this.appId}.${this.decl.name}: rules do not compile: ${problems.map((p) => p.message).join('; ')}`);
         this.compiledRules = rules;
       }
     }
     return this.compiledRules;
+  }
+
+  /** What the rules are built from besides the type: the fields of the types its references name, and its topics' rules. */
+  private get ruleInputs() {
+    const conditions = this.deps.topics.flatMap((t) => (t.source.when && 'rule' in t.source.when ? [{ rule: t.source.when.rule, pointer: `/${t.topic}/source/when/rule` }] : []));
+    const targets = (to: string) => {
+      try {
+        return this.deps.resolve(to).decl.fields;
+      } catch {
+        return undefined;
+      }
+    };
+    return { targets, conditions };
+  }
+
+  /**
+   * At install: rules that read a document of another app (typed `dyn` when the manifest alone
+   * was validated) checked against that app's fields, every problem at its pointer (`at` is the
+   * type's). Types without such rules are left to compile on first use.
+   */
+  checkRules(at: string): { pointer: string; rule: string; message: string }[] {
+    if (!this.decl.fields.some((f) => f.type === 'reference' && f.to?.includes('/')) || !readsRef(this.decl)) return [];
+    const { rules, problems } = buildRules(this.decl, at, this.ruleInputs);
+    if (rules) this.compiledRules = rules;
+    return problems;
   }
 
   /** The fields of the table's indexes: filters, and the dates schedules watch. */
@@ -200,13 +235,6 @@ export class DocType {
   }
 
   private secretFields?: string[];
-
-  /** Read-only fields an update keeps (a transition's `set` gave them), as opposed to computed ones. */
-  private get keptOnUpdate(): string[] {
-    return (this.kept ??= this.decl.fields.filter((f) => isReadOnly(f) && f.compute === undefined && f.type !== 'lines').map((f) => f.name));
-  }
-
-  private kept?: string[];
 
   /** The document without its secret fields: what lists, audit rows and events carry. */
   private redact(doc: Doc): Doc;
@@ -300,16 +328,24 @@ export class DocType {
     }
   }
 
-  /** References must name a document of this company; every problem at once. */
-  private async checkReferences(doc: Record<string, unknown>, caller: Caller, fields: Fields = this.decl.fields): Promise<void> {
+  /**
+   * References must name a document of this company; every problem at once. Answers the
+   * documents the top-level reference fields name (what `ref` is in the rules: read once, here).
+   */
+  private async checkReferences(doc: Record<string, unknown>, caller: Caller, fields: Fields = this.decl.fields): Promise<Refs> {
     const problems: Record<string, unknown>[] = [];
+    const found: Refs = new Map();
+    // Only a type whose rules read `ref` pays for reading the documents found.
+    const keep = fields === this.decl.fields && !!this.rules?.usesRef;
     const visit = async (fields: Fields, obj: Record<string, unknown>, base: string) => {
       for (const f of fields) {
         const v = obj[f.name];
         if (v === undefined || v === null) continue;
         if (f.type === 'reference' && typeof v === 'string') {
           const target = this.deps.resolve(f.to!);
-          if (!(await target.deps.table.get(caller.company.id, v))) {
+          const row = await target.deps.table.get(caller.company.id, v);
+          if (row && keep && base === '') found.set(f.name, target.toDoc(row));
+          if (!row) {
             const field = `${base}/${f.name}`.slice(1).replace(/\/(\d+)\//g, '[$1].').replace(/\//g, '.');
             problems.push({
               in: 'body', pointer: `${base}/${f.name}`, rule: 'exists', value: v,
@@ -324,6 +360,20 @@ export class DocType {
     };
     await visit(fields, doc, '');
     if (problems.length) throw validationError(problems);
+    return found;
+  }
+
+  /** The documents this document's reference fields name, for rules that read `ref` outside a write that checked them. */
+  private async loadRefs(doc: Record<string, unknown>, caller: Caller): Promise<Refs> {
+    const found: Refs = new Map();
+    for (const f of this.decl.fields) {
+      const v = doc[f.name];
+      if (f.type !== 'reference' || typeof v !== 'string') continue;
+      const target = this.deps.resolve(f.to!);
+      const row = await target.deps.table.get(caller.company.id, v);
+      if (row) found.set(f.name, target.toDoc(row));
+    }
+    return found;
   }
 
   /**
@@ -345,17 +395,30 @@ export class DocType {
     return { digits: currencyDigits(caller.company.currency) ?? 2, lang: caller.lang, tr: this.deps.tr };
   }
 
-  /** Computes the computed fields, then checks the validations: every problem at once. */
-  private applyRules(doc: Record<string, unknown>, caller: Caller, earlier: Record<string, unknown>[] = []): void {
+  /**
+   * On create, the defaults of the fields the client left out; then the computed fields (of each
+   * line, then of the document), then the validations: every problem at once. `refs`: the
+   * documents the reference fields name, when the rules read `ref`.
+   */
+  private applyRules(doc: Record<string, unknown>, caller: Caller, earlier: Record<string, unknown>[] = [], refs?: Refs, create = false): void {
     const rules = this.rules;
     if (!rules) {
       if (earlier.length) throw validationError(earlier);
       return;
     }
     const s = this.ruleScope(caller);
-    const cel = celDocument(rules, this.decl, doc, s);
-    const problems = [...earlier, ...computeInto(rules, this.decl.fields, doc, cel, s), ...brokenRules(rules, this.decl, cel, s)];
+    const a = celActivation(rules, this.decl, doc, s, refs);
+    if (create && rules.defaults.length) applyDefaults(rules, doc, a, s);
+    const problems = [...earlier, ...computeInto(rules, doc, a, s), ...brokenRules(rules, this.decl, a, s)];
     if (problems.length) throw validationError(problems);
+  }
+
+  /** Whether a source's condition holds of a document: a test on a field, or a rule. */
+  private when(c: WhenDecl, doc: Record<string, unknown>, caller: Caller | undefined): boolean {
+    if (!('rule' in c)) return holds(c, doc);
+    const index = this.deps.topics.filter((t) => t.source.when && 'rule' in t.source.when).findIndex((t) => t.source.when === c);
+    // Money in the company currency's minor units (a write without a caller is the host's own, in SAR's 2 digits).
+    return conditionHolds(this.rules!, index, this.decl, doc, { digits: caller ? this.ruleScope(caller).digits : 2 });
   }
 
   /** An update (or delete) of a document in a locked state, or of a field locked in it, is refused. */
@@ -376,20 +439,20 @@ export class DocType {
   }
 
   /** Emits the events whose source this write is. */
-  private async emit(w: Work, on: 'create' | 'update' | 'delete' | 'transition', full: Doc, fullPrevious?: Doc, transition?: string): Promise<void> {
+  private async emit(w: Work, on: 'create' | 'update' | 'delete' | 'transition', full: Doc, fullPrevious?: Doc, transition?: string, caller?: Caller): Promise<void> {
     const doc = this.redact(full);
     const previous = this.redact(fullPrevious);
     for (const t of this.deps.topics) {
       const s = t.source;
       if (s.on === on && (on !== 'transition' || s.transition === transition)) {
-        if (!s.when || holds(s.when, doc)) await w.emit(t.topic, on === 'transition' ? { ...doc, previous: { state: previous?.state ?? null } } : doc);
+        if (!s.when || this.when(s.when, doc, caller)) await w.emit(t.topic, on === 'transition' ? { ...doc, previous: { state: previous?.state ?? null } } : doc);
       } else if (s.on === 'change' && previous && (on === 'update' || on === 'transition')) {
         const field = s.field!;
         const before = previous[field] ?? null;
         const after = doc[field] ?? null;
         if (JSON.stringify(before) === JSON.stringify(after)) continue;
         // With a condition, the event marks the moment it becomes true.
-        if (s.when && (!holds(s.when, doc) || holds(s.when, previous))) continue;
+        if (s.when && (!this.when(s.when, doc, caller) || this.when(s.when, previous, caller))) continue;
         await w.emit(t.topic, { ...doc, previous: { [field]: before } });
       }
     }
@@ -400,29 +463,83 @@ export class DocType {
    * and the events whose source the change is, all in the caller's unit of work. `action` is
    * `create`, `update`, `delete` or a transition's name.
    */
-  private async write(w: Work, action: string, next: DocRow | null, previous?: Doc): Promise<Doc> {
+  private async write(w: Work, action: string, next: DocRow | null, previous?: Doc, caller?: Caller): Promise<Doc> {
     const companyId = w.scope.companyId;
     if (!next) await this.deps.table.remove(companyId, previous!.id);
     else if (previous) await this.deps.table.update(companyId, next);
     else await this.deps.table.insert(companyId, next);
     const doc = next ? this.toDoc(next) : previous!;
     await w.audit({ action, resource: this.resource, resourceId: doc.id, before: previous && this.redact(previous), after: next ? this.redact(doc) : undefined });
-    if (action === 'create' || action === 'update' || action === 'delete') await this.emit(w, action, doc, action === 'update' ? previous : undefined);
-    else await this.emit(w, 'transition', doc, previous, action);
+    if (action === 'create' || action === 'update' || action === 'delete') await this.emit(w, action, doc, action === 'update' ? previous : undefined, undefined, caller);
+    else await this.emit(w, 'transition', doc, previous, action, caller);
+    // The totals of the documents this one counts in follow, in the same unit of work.
+    if (caller && this.deps.aggregatedBy?.length) await this.followAggregates(w, caller, previous, next ? doc : undefined);
     return doc;
+  }
+
+  /** Moves the aggregates over this type of the parents a write touched (each parent once, in id order: concurrent writes lock them in the same order). */
+  private async followAggregates(w: Work, caller: Caller, before: Doc | undefined, after: Doc | undefined): Promise<void> {
+    const digits = this.ruleScope(caller).digits;
+    for (const [parentType, byId] of aggregateDeltas(this.deps.aggregatedBy!, before, after, digits)) {
+      const parent = this.deps.resolve(parentType);
+      for (const id of [...byId.keys()].sort()) await parent.refreshAggregates(w, caller, id, byId.get(id)!);
+    }
+  }
+
+  /**
+   * A child's write moved some of this document's aggregates: the change goes through this
+   * type's own write path (locks, computed fields, validations, hooks, audit, events). A parent
+   * whose state locks it (or the aggregate) refuses the child's write with CONFLICT naming it;
+   * a parent rule the new totals break refuses it too.
+   */
+  async refreshAggregates(w: Work, caller: Caller, id: string, deltas: Deltas): Promise<void> {
+    const row = await this.deps.table.getLocked(caller.company.id, id);
+    if (!row) return;
+    const previous = this.toDoc(row);
+    const label = this.decl.label[caller.lang];
+    const state = previous.state;
+    const locked = state !== undefined && (this.decl.lockedIn?.includes(state) || [...deltas.keys()].some((f) => this.decl.fields.find((x) => x.name === f)?.lockedIn?.includes(state)));
+    if (locked) {
+      throw new DiwanError('CONFLICT', [{ reason: 'parentLocked', resource: this.resource, id, state }], {
+        reason: this.deps.tr.t(caller.lang, 'reason.parentLocked', { parent: label, id, state }),
+      });
+    }
+    const doc = JSON.parse(row.data) as Record<string, unknown>;
+    const digits = this.ruleScope(caller).digits;
+    for (const [name, delta] of deltas) doc[name] = addToAggregate(this.decl.fields.find((f) => f.name === name)!, doc[name], delta, digits);
+    let data: string;
+    try {
+      await this.hook('beforeUpdate', caller, doc, previous);
+      this.applyRules(doc, caller, [], this.rules?.usesRef ? await this.loadRefs(doc, caller) : undefined);
+      data = this.stored(doc, caller);
+    } catch (e) {
+      if (!(e instanceof DiwanError) || e.code !== 'VALIDATION_ERROR') throw e;
+      const broken = e.details.map((d) => String(d.message)).join('; ');
+      throw new DiwanError('CONFLICT', [{ reason: 'parentRule', resource: this.resource, id, problems: e.details }], {
+        reason: this.deps.tr.t(caller.lang, 'reason.parentRule', { parent: label, id, problems: broken }),
+      });
+    }
+    const next: DocRow = { ...row, data, updated_at: isoNow(this.deps.clock.now()) };
+    const after = await this.write(w, 'update', next, previous, caller);
+    await this.hook('afterUpdate', caller, after, previous);
   }
 
   async create(caller: Caller, data: Record<string, unknown>, opts: { validated?: boolean } = {}): Promise<Doc> {
     const body = opts.validated ? structuredClone(data) : check<Record<string, unknown>>(this.c.write, structuredClone(data), 'body', caller.lang, this.deps.tr);
     return this.deps.uow.run(this.scope(caller), async (w) => {
-      await this.checkReferences(body, caller);
+      const refs = await this.checkReferences(body, caller);
       await this.hook('beforeCreate', caller, body);
-      this.applyRules(body, caller);
+      // Aggregates start at nothing: no document can count in one not yet created.
+      for (const f of this.aggregates) body[f.name] = 0;
+      this.applyRules(body, caller, [], refs, true);
+      if (this.decl.naming && this.decl.naming.on === undefined) await this.assignName(body, caller);
+      await this.checkUnique(body, caller);
       const data = this.stored(body, caller);
       const ms = this.deps.clock.now();
       const now = isoNow(ms);
       const row: DocRow = { id: newSortableId(this.decl.idPrefix, ms), state: this.decl.initialState ?? null, data, created_at: now, updated_at: now, state_changed_at: now };
-      const doc = await this.write(w, 'create', row);
+      const doc = await this.write(w, 'create', row, undefined, caller);
+      await this.runEffects(this.effects?.create, caller, doc, {}, doc.state ?? '');
       await this.hook('afterCreate', caller, doc);
       return doc;
     });
@@ -443,17 +560,31 @@ export class DocType {
         }
       }
       const merged = check<Record<string, unknown>>(this.c.write, { ...current, ...structuredClone(patch) }, 'body', caller.lang, this.deps.tr);
-      // What a transition's `set` (or a hook, which sets it again) gave a read-only field stays: only computed fields are recomputed.
-      for (const f of this.keptOnUpdate) if (previous[f] !== undefined) merged[f] = previous[f];
-      await this.checkReferences(merged, caller);
-      await this.hook('beforeUpdate', caller, merged, previous);
-      this.applyRules(merged, caller);
-      const next: DocRow = { ...row, data: this.stored(merged, caller), updated_at: isoNow(this.deps.clock.now()) };
-      const doc = await this.write(w, 'update', next, previous);
-      await this.hook('afterUpdate', caller, doc, previous);
-      return doc;
+      this.keepReadOnly(merged, previous);
+      return this.applyUpdate(w, caller, row, previous, merged);
     });
   }
+
+  /** An update once `merged` holds the new values: references, hooks, rules and uniqueness, then the one write. */
+  private async applyUpdate(w: Work, caller: Caller, row: DocRow, previous: Doc, merged: Record<string, unknown>): Promise<Doc> {
+    const refs = await this.checkReferences(merged, caller);
+    await this.hook('beforeUpdate', caller, merged, previous);
+    // Aggregates are kept by the writes of what they count, not recomputed from this document.
+    for (const f of this.aggregates) if (previous[f.name] !== undefined) merged[f.name] = previous[f.name];
+    this.applyRules(merged, caller, [], refs);
+    await this.checkUnique(merged, caller, row.id);
+    const next: DocRow = { ...row, data: this.stored(merged, caller), updated_at: isoNow(this.deps.clock.now()) };
+    const doc = await this.write(w, 'update', next, previous, caller);
+    await this.hook('afterUpdate', caller, doc, previous);
+    return doc;
+  }
+
+  /** The type's aggregate fields (kept by the writes of the documents they count). */
+  private get aggregates(): FieldDecl[] {
+    return (this.aggregateFields ??= this.decl.fields.filter((f) => f.aggregate));
+  }
+
+  private aggregateFields?: FieldDecl[];
 
   async transition(caller: Caller, id: string, name: string, input: Record<string, unknown> = {}, opts: { validated?: boolean } = {}): Promise<Doc> {
     const t = (this.decl.transitions ?? []).find((x) => x.name === name);
@@ -479,22 +610,30 @@ export class DocType {
       if (compiled) {
         const s = this.ruleScope(caller);
         const doc = JSON.parse(data) as Record<string, unknown>;
-        const activation = transitionScope(compiled, this.decl, t.input, doc, body, s);
+        const refs = this.rules!.usesRef ? await this.loadRefs(doc, caller) : undefined;
+        const activation = transitionScope(compiled, this.decl, t.input, doc, body, s, refs);
         if (!guardHolds(compiled, activation)) {
           throw new DiwanError('CONFLICT', [{ reason: 'guard', transition: name, state: previous.state }], { reason: t.guard!.message[caller.lang] });
         }
         if (compiled.set.length) {
           // What `set` gives is then held to every rule of a write: computed fields follow it, validations and bounds apply.
-          this.applyRules(doc, caller, applySet(compiled, activation, doc, s));
+          this.applyRules(doc, caller, applySet(compiled, activation, doc, s), refs);
           next = { ...row, data: this.stored(doc, caller) };
         }
+      }
+      if (this.decl.naming?.on === name || this.isUniqueType) {
+        const doc = JSON.parse(next.data) as Record<string, unknown>;
+        if (this.decl.naming?.on === name) await this.assignName(doc, caller);
+        await this.checkUnique(doc, caller, id);
+        next = { ...next, data: JSON.stringify(doc) };
       }
       await this.hook('beforeTransition', caller, previous, name);
       const now = isoNow(this.deps.clock.now());
       next.state = t.to;
       next.updated_at = now;
       next.state_changed_at = now;
-      const doc = await this.write(w, name, next, previous);
+      const doc = await this.write(w, name, next, previous, caller);
+      await this.runEffects(this.effects?.transitions.get(name), caller, doc, body, previous.state!, t.input);
       await this.hook('afterTransition', caller, doc, name);
       return doc;
     });
@@ -527,12 +666,109 @@ export class DocType {
     return doc!;
   }
 
+  // ---- effects, naming series, unique fields (core/apps/rules/effects.ts, naming.ts, unique.ts) ----
+
+  private compiledEffects?: CompiledEffects | null;
+
+  /** The type's effects, compiled on first use (the manifest was checked, so they compile). */
+  private get effects(): CompiledEffects | null {
+    if (this.compiledEffects === undefined) {
+      if (!hasEffects(this.decl)) this.compiledEffects = null;
+      else {
+        const typeOf = (name: string) => (name === this.decl.name ? this.decl : this.deps.resolve(name).decl);
+        const { effects, problems } = buildEffects(this.decl, '', typeOf);
+        if (!effects) throw new Error(`${this.appId}.${this.decl.name}: effects do not compile: ${problems.map((p) => p.message).join('; ')}`);
+        this.compiledEffects = effects;
+      }
+    }
+    return this.compiledEffects;
+  }
+
+  private async runEffects(list: CompiledEffect[] | undefined, caller: Caller, doc: Doc, input: Record<string, unknown>, from: string, inputFields?: TransitionDecl['input']): Promise<void> {
+    if (!list?.length) return;
+    await runEffects(list, {
+      appId: this.appId, caller, companyId: caller.company.id, dt: this.decl, doc, input, inputFields, from, scope: this.ruleScope(caller),
+      resolve: (type) => this.deps.resolve(type),
+    });
+  }
+
+  /** The document, locked to the end of the write's transaction (what an effect acts on). */
+  async getLocked(companyId: string, id: string): Promise<Doc | undefined> {
+    const r = await this.deps.table.getLocked(companyId, id);
+    return r && this.toDoc(r);
+  }
+
+  /**
+   * An update by an effect: `patchOf` gives the fields from the document as it is once locked;
+   * read-only fields may be set (not computed ones). Locks, hooks, rules, uniqueness, the audit
+   * entry and the events apply as for any update.
+   */
+  async setFields(caller: Caller, id: string, patchOf: (current: Doc) => Record<string, unknown>): Promise<Doc> {
+    return this.deps.uow.run(this.scope(caller), async (w) => {
+      const row = await this.deps.table.getLocked(caller.company.id, id);
+      if (!row) throw new DiwanError('NOT_FOUND', [{ resource: this.resource, id }]);
+      const previous = this.toDoc(row);
+      const patch = patchOf(previous);
+      this.checkLocks(previous, patch, caller);
+      const merged: Record<string, unknown> = { ...Object.fromEntries(Object.entries(previous).filter(([k]) => !SYSTEM.includes(k))), ...patch };
+      return this.applyUpdate(w, caller, row, previous, merged);
+    });
+  }
+
+  /** Read-only fields an update leaves out keep their values (a series' name, what effects set); hooks and rules may still recompute them. */
+  private keepReadOnly(merged: Record<string, unknown>, previous: Doc): void {
+    for (const f of this.decl.fields) {
+      if (f.readOnly && f.compute === undefined && !(f.name in merged) && previous[f.name] !== undefined) merged[f.name] = previous[f.name];
+    }
+  }
+
+  /** Gives the series' field its name (once: a document already named keeps it). */
+  private async assignName(doc: Record<string, unknown>, caller: Caller): Promise<void> {
+    const n = this.decl.naming!;
+    if (typeof doc[n.field] === 'string' && doc[n.field] !== '') return;
+    const date = namingDate(n, doc, isoNow(this.deps.clock.now()).slice(0, 10));
+    doc[n.field] = formatName(n, date, await this.deps.sequence(caller.company.id, seriesKey(this.decl.name, n, date)));
+  }
+
+  private get isUniqueType(): boolean {
+    return (this.uniqueFields ??= this.decl.fields.filter((f) => f.unique || f.uniqueWithin !== undefined)).length > 0;
+  }
+
+  private uniqueFields?: FieldDecl[];
+
+  /**
+   * Unique fields keep their rule: under a lock named for the value (held to the commit, so a
+   * concurrent write of the same value waits and then sees this one), another document with the
+   * value is a CONFLICT naming the field and that document.
+   */
+  private async checkUnique(doc: Record<string, unknown>, caller: Caller, exceptId?: string): Promise<void> {
+    if (!this.isUniqueType) return;
+    const companyId = caller.company.id;
+    for (const f of this.uniqueFields!) {
+      const value = doc[f.name];
+      if (value === undefined || value === null || value === '' || typeof value === 'object') continue;
+      const equals: [string, string | number | boolean][] = [[f.name, value as string | number | boolean]];
+      const parent = f.uniqueWithin !== undefined ? doc[f.uniqueWithin] : undefined;
+      if (f.uniqueWithin !== undefined) {
+        if (typeof parent !== 'string') continue;
+        equals.push([f.uniqueWithin, parent]);
+      }
+      await this.deps.lock(uniqueLockName(this.deps.table.table, companyId, f.name, parent, value));
+      const other = await this.deps.table.findOther(companyId, equals, exceptId);
+      if (!other) continue;
+      const reason = f.uniqueWithin !== undefined
+        ? this.deps.tr.t(caller.lang, 'reason.uniqueWithin', { field: f.name, value: String(value), other, within: f.uniqueWithin, parent: String(parent) })
+        : this.deps.tr.t(caller.lang, 'reason.unique', { field: f.name, value: String(value), other });
+      throw new DiwanError('CONFLICT', [{ reason: 'unique', field: f.name, pointer: `/${f.name}`, value, other, ...(f.uniqueWithin !== undefined ? { within: f.uniqueWithin, parent } : {}) }], { reason });
+    }
+  }
+
   async remove(caller: Caller, id: string): Promise<Doc> {
     return this.deps.uow.run(this.scope(caller), async (w) => {
       const { doc: previous } = await this.mustGet(caller.company.id, id);
       this.checkLocks(previous, undefined, caller);
       await this.hook('beforeDelete', caller, previous);
-      await this.write(w, 'delete', null, previous);
+      await this.write(w, 'delete', null, previous, caller);
       await this.hook('afterDelete', caller, previous);
       return previous;
     });

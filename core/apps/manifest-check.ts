@@ -9,6 +9,10 @@ import { manifestSchema, type ConditionDecl, type DocumentTypeDecl, type Manifes
 import { CORE_PERMISSIONS } from '../identity/permissions.ts';
 import { labelProblems } from './manifest-labels.ts';
 import { buildRules } from './rules/document-rules.ts';
+import { buildEffects } from './rules/effects.ts';
+import { namingProblems } from './rules/naming.ts';
+import { uniqueProblems } from './rules/unique.ts';
+import { aggregateProblems } from './rules/aggregates.ts';
 
 const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (a: Ajv) => Ajv;
 
@@ -116,7 +120,7 @@ export function checkManifest(raw: unknown): { manifest?: Manifest; problems: Pr
         if ((t.input ?? []).findIndex((o) => o.name === f.name) !== k) add(`${iat}/name`, 'duplicate', `input ${f.name} is declared twice`);
         if (f.type === 'enum' && !f.values) add(`${iat}/values`, 'required', `enum input ${f.name} needs values`);
         if (f.type === 'reference' && !f.to) add(`${iat}/to`, 'required', `reference input ${f.name} needs "to"`);
-        if (f.readOnly || f.secret) add(iat, 'input', `input ${f.name} is sent by the client: it cannot be read-only or secret`);
+        if (f.readOnly || f.secret || f.compute !== undefined) add(iat, 'input', `input ${f.name} is sent by the client: it cannot be read-only, computed or secret`);
       });
     });
     const lockStates = (list: readonly string[] | undefined, pointer: string) => {
@@ -124,8 +128,17 @@ export function checkManifest(raw: unknown): { manifest?: Manifest; problems: Pr
       else for (const st of list ?? []) if (!states.has(st)) add(pointer, 'state', `"${st}" is not one of the states`);
     };
     lockStates(dt.lockedIn, `${at}/lockedIn`);
-    // Expressions: parsed and type-checked against the fields, each problem at its pointer.
-    for (const p of buildRules(dt, at).problems) add(p.pointer, p.rule, p.message);
+    // Expressions: parsed and type-checked against the fields (and the fields of the local types
+    // its references name; another app's are typed at install), each problem at its pointer. The
+    // rules of the topics' conditions over this type are checked with them.
+    const conditions = (m.eventFamilies ?? []).flatMap((fam, fi) =>
+      fam.topics.flatMap((t, ti) => (t.source.type === dt.name && t.source.when && 'rule' in t.source.when ? [{ rule: t.source.when.rule, pointer: `/eventFamilies/${fi}/topics/${ti}/source/when/rule` }] : [])),
+    );
+    const targets = (to: string) => (to.includes('/') ? undefined : m.documentTypes?.find((d) => d.name === to)?.fields);
+    for (const p of buildRules(dt, at, { targets, conditions }).problems) add(p.pointer, p.rule, p.message);
+    // Effects on related documents, naming series and unique fields (core/apps/rules/).
+    const typeOf = (name: string) => (m.documentTypes ?? []).find((o) => o.name === name);
+    for (const p of [...buildEffects(dt, at, typeOf).problems, ...namingProblems(dt, at), ...uniqueProblems(dt, at)]) add(p.pointer, p.rule, p.message);
     (dt.schedules ?? []).forEach((sc, j) => {
       const sat = `${at}/schedules/${j}`;
       if ((dt.schedules ?? []).findIndex((o) => o.name === sc.name) !== j) add(`${sat}/name`, 'duplicate', `schedule ${sc.name} is declared twice`);
@@ -220,7 +233,7 @@ export function checkManifest(raw: unknown): { manifest?: Manifest; problems: Pr
     }
     if (src.when) {
       if (src.on === 'schedule') add(`${sat}/when`, 'unexpected', "a schedule's condition belongs on the schedule");
-      else checkCondition(dt, src.when, `${sat}/when`);
+      else if (!('rule' in src.when)) checkCondition(dt, src.when, `${sat}/when`);
     }
   };
 
@@ -248,6 +261,7 @@ export function checkManifest(raw: unknown): { manifest?: Manifest; problems: Pr
     });
   });
 
+  problems.push(...aggregateProblems(m));
   problems.push(...settingDefaultProblems(m));
   // Every label in both languages, so no page shows a raw id (a state, a field) to a person.
   // (A key the parity check already named is not named twice.)

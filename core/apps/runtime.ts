@@ -19,10 +19,11 @@ import { payloadAjv } from './manifest-check.ts';
 import type { PermissionRegistry } from '../identity/permissions.ts';
 import type { Role } from '../identity/roles.ts';
 import type { Companies } from '../tenancy/companies.ts';
-import { appContext, type ContextDeps } from './app-context.ts';
+import { appContext, sequenceKey, type ContextDeps } from './app-context.ts';
 import { AppSettings } from './settings.ts';
 import { silentLogger, type Logger } from '../kernel/logger.ts';
 import { DocType, type Caller, type ResolvedTopic } from './doc-type.ts';
+import { aggregatedBy } from './rules/aggregates.ts';
 import { docTypePermissions } from './manifest-check.ts';
 import { loadDefinition, type AppSource } from './app-source.ts';
 import { routesForApp, type AppRoute } from './routes-for-app.ts';
@@ -198,6 +199,9 @@ export class AppRuntime {
         hooks: def.hooks?.[decl.name] ?? {},
         context,
         topics: topics.filter((t) => t.source.on !== 'operation' && t.source.type === decl.name),
+        sequence: (companyId, key) => storage.sequences.next(companyId, sequenceKey(m.id, key)),
+        lock: (name) => storage.locks.hold(name),
+        aggregatedBy: aggregatedBy(m.documentTypes ?? [], decl),
       });
       app.docTypes.set(decl.name, dt);
     }
@@ -213,6 +217,9 @@ export class AppRuntime {
       const details = undeclared.map((r) => ({ pointer: '/server', rule: 'undeclaredPermission', message: `route ${r.doc.method} ${r.doc.url} needs ${r.doc.permission ?? 'a permission'}, which is not declared` }));
       throw new DiwanError('MANIFEST_INVALID', details, { count: details.length });
     }
+    // Rules reading another app's documents are typed against its fields, now that it is loaded.
+    const typed = (m.documentTypes ?? []).flatMap((decl, i) => app.docTypes.get(decl.name)!.checkRules(`/documentTypes/${i}`));
+    if (typed.length) throw new DiwanError('MANIFEST_INVALID', typed as never, { count: typed.length });
     const clash = this.routeClashes(app);
     if (clash.length) throw new DiwanError('APP_REFUSED', clash, { reason: clash[0].reason });
 
@@ -312,6 +319,7 @@ export class AppRuntime {
           }
           return this.jobs.enqueue(app.manifest.id, caller, name, payload, opts);
         },
+        nextNumber: (companyId, key) => storage.sequences.next(companyId, key),
       };
       this.contextDeps.set(app, deps);
     }

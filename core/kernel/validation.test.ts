@@ -28,6 +28,11 @@ describe('unstorableDetails', () => {
     expect(rules(lone)).toEqual({ '/hiEnd': 'surrogate', '/loMid': 'surrogate', '/loStart': 'surrogate', '/hiAlone': 'surrogate', '/reversed': 'surrogate', '/twoHighs': 'surrogate' });
   });
 
+  it('names both problems of a string that holds U+0000 and a lone surrogate, each at its pointer', () => {
+    expect(details({ phone: 'a\0b\udfff' }).map((d) => [d.pointer, d.rule])).toEqual([['/phone', 'nul'], ['/phone', 'surrogate']]);
+    expect(details({ 'k\0\ud800': 1 }).map((d) => d.rule)).toEqual(['nul', 'surrogate']);
+  });
+
   it('accepts valid pairs (emoji, the last code point) and the replacement character', () => {
     expect(pointers({ emoji: '😀 ok', last: '\u{10ffff}', pairByHand: '\ud83d\ude00', replacement: '\ufffd', arabic: 'عميل' })).toEqual([]);
   });

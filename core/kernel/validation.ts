@@ -79,10 +79,12 @@ export function ajvDetails(errors: ErrorObject[], part: RequestPart, lang: Lang,
 // Node 20 has String.prototype.isWellFormed (ES2024); the project's lib is ES2022.
 const wellFormed = (s: string) => (s as string & { isWellFormed(): boolean }).isWellFormed();
 
-/** What keeps a string out of some database: U+0000, or a lone surrogate (half of a UTF-16 pair). */
-function unstorable(s: string): 'nul' | 'surrogate' | undefined {
-  if (s.includes('\0')) return 'nul';
-  return wellFormed(s) ? undefined : 'surrogate';
+/** What keeps a string out of some database: U+0000, a lone surrogate (half of a UTF-16 pair), or both. */
+function unstorable(s: string): ('nul' | 'surrogate')[] | undefined {
+  const nul = s.includes('\0');
+  const surrogate = !wellFormed(s);
+  if (!nul && !surrogate) return undefined;
+  return nul && surrogate ? ['nul', 'surrogate'] : [nul ? 'nul' : 'surrogate'];
 }
 
 /**
@@ -102,13 +104,12 @@ export function unstorableDetails(value: unknown, part: RequestPart, lang: Lang,
   while (stack.length) {
     const [v, pointer] = stack.pop()!;
     if (typeof v === 'string') {
-      const rule = unstorable(v);
-      if (rule) found(pointer, rule);
+      for (const rule of unstorable(v) ?? []) found(pointer, rule);
     } else if (Array.isArray(v)) v.forEach((x, i) => stack.push([x, `${pointer}/${i}`]));
     else if (v !== null && typeof v === 'object') {
       for (const [k, x] of Object.entries(v)) {
-        const rule = unstorable(k);
-        if (rule) found(`${pointer}/${esc(k)}`, rule);
+        const rules = unstorable(k);
+        if (rules) for (const rule of rules) found(`${pointer}/${esc(k)}`, rule);
         else stack.push([x, `${pointer}/${esc(k)}`]);
       }
     }

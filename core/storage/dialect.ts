@@ -25,6 +25,13 @@ export interface Dialect {
   least(a: string, b: string): string;
   /** Lock the selected rows, skipping those another transaction holds (empty where writes are serial). */
   skipLocked: string;
+  /** Lock the selected rows to the end of the transaction, waiting for another holding them (empty where writes are serial). */
+  forUpdate: string;
+  /**
+   * A statement with one parameter (a name) that makes this transaction hold the name's lock to
+   * its end, waiting while another holds it (empty where writes are serial).
+   */
+  lock: string;
   /**
    * Whether rows that each get their own values are updated by one statement over a VALUES list
    * (a server: a round trip per statement) rather than one statement per row (SQLite, whose
@@ -130,6 +137,8 @@ export const sqliteDialect: Dialect = {
   indexHint: (index) => `INDEXED BY ${ident(index)}`,
   least: (a, b) => `min(${a}, ${b})`,
   skipLocked: '',
+  forUpdate: '',
+  lock: '',
   bulkUpdate: false,
   tryLock: '',
   // BEGIN IMMEDIATE already makes writers wait for each other.
@@ -174,6 +183,8 @@ export const postgresDialect: Dialect = {
   indexHint: () => '',
   least: (a, b) => `LEAST(${a}, ${b})`,
   skipLocked: 'FOR UPDATE SKIP LOCKED',
+  forUpdate: 'FOR UPDATE',
+  lock: "SELECT pg_advisory_xact_lock(hashtext('diwan.' || ?)) AS locked",
   bulkUpdate: true,
   // A transaction-level advisory lock on the name's hash (a collision only makes one wait its turn).
   tryLock: "SELECT pg_try_advisory_xact_lock(hashtext('diwan.' || ?)) AS locked",

@@ -20,6 +20,8 @@ import { DocumentTable, type FilterField } from './repos/documents.ts';
 import { PeopleRepo, ThrottlesRepo } from './repos/people.ts';
 import { RateWindowsRepo } from './repos/rate-windows.ts';
 import { AppJobsRepo } from './repos/app-jobs.ts';
+import { SequencesRepo } from './repos/sequences.ts';
+import { LocksRepo } from './repos/locks.ts';
 
 export interface Storage {
   db: Db;
@@ -37,6 +39,10 @@ export interface Storage {
   rateWindows: RateWindowsRepo;
   /** Apps' durable jobs. */
   jobs: AppJobsRepo;
+  /** Gap-free counters per company and key, advanced in the writing transaction. */
+  sequences: SequencesRepo;
+  /** Named locks held to the end of the writing transaction. */
+  locks: LocksRepo;
   /**
    * Whether several servers are expected to run on this database at once (PostgreSQL): counters
    * a process keeps in memory (the rate limit) would then count only its own share. An SQLite
@@ -134,6 +140,8 @@ export async function openStorage(opts: StorageOptions): Promise<Storage> {
     throttles: new ThrottlesRepo(db),
     rateWindows: new RateWindowsRepo(db),
     jobs: new AppJobsRepo(db),
+    sequences: new SequencesRepo(db),
+    locks: new LocksRepo(db),
     sharedByServers: db.dialect.name === 'postgres',
     changes,
     documents: (table, filters, dates) => new DocumentTable(db, table, filters, dates),

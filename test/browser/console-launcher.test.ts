@@ -40,7 +40,7 @@ describeBrowser('web console: launcher, app menus, palette, every width', () => 
   let h: ConsoleHost;
   let browser: Browser;
   let owner: TestPerson;
-  const employeeId: { id?: string } = {};
+  const employeeId: { id?: string; number?: string } = {};
   const states: Record<Lang, Record<string, string>> = { en: {}, ar: {} };
   const names: Record<Lang, Record<string, string>> = { en: {}, ar: {} };
 
@@ -55,7 +55,9 @@ describeBrowser('web console: launcher, app menus, palette, every width', () => 
       if (!res.ok) throw new Error(`${p}: ${JSON.stringify(json)}`);
       return json.data;
     };
-    employeeId.id = (await post('/api/v1/employees', { fullName: 'Nadia Saleh', employeeNumber: 'EMP-0042', jobTitle: 'Accountant', joinDate: '2026-01-04' })).id;
+    // Her number comes from the employees' series (EMP-00001 for the company's first).
+    const nadia = await post('/api/v1/employees', { fullName: 'Nadia Saleh', jobTitle: 'Accountant', joinDate: '2026-01-04' });
+    [employeeId.id, employeeId.number] = [nadia.id, nadia.employeeNumber];
     // An opportunity waits for whoever may mark it won or lost.
     const lead = await post('/api/v1/leads', { title: 'Warehouse fit-out' });
     await post(`/api/v1/leads/${lead.id}/convert`);
@@ -115,7 +117,7 @@ describeBrowser('web console: launcher, app menus, palette, every width', () => 
         expect(await page.locator('#palette-list [role="option"] .palette-label').allTextContents()).toEqual(
           expect.arrayContaining([names[lang].crm, lang === 'ar' ? 'مسار المبيعات' : 'Pipeline']),
         );
-        await input.fill('EMP-0042');
+        await input.fill(employeeId.number!);
         const found = page.locator('#palette-list [role="option"]', { hasText: 'Nadia Saleh' });
         await found.waitFor();
         await look(page, `palette-1366-${lang}`);

@@ -115,7 +115,8 @@ interface InputProps {
 export function FieldInput(p: InputProps) {
   const f = p.field;
   if (f.type === 'lines') return <LinesEditor {...p} />;
-  const hint = p.locked ?? (f.type === 'money' ? t('field.moneyHint', { currency: p.currency }) : undefined);
+  // The manifest's own words on the field (what it holds) come first; filters keep to the label.
+  const hint = p.locked ?? ((!p.filter && f.description) || (f.type === 'money' ? t('field.moneyHint', { currency: p.currency }) : undefined));
   return (
     <Field pointer={p.pointer} label={f.label} required={!p.filter && f.required} hint={hint} error={p.errors[p.pointer]}>
       {(aria) => <Control {...p} aria={p.locked ? { ...aria, disabled: 'true' } : aria} />}

@@ -2,6 +2,9 @@
 // validate` lists and install refuses), and the exact helpers the rules call.
 import { describe, expect, it } from 'vitest';
 import { checkManifest } from '../manifest-check.ts';
+import { buildRules } from './document-rules.ts';
+import { celActivation, computeInto, brokenRules } from './evaluate.ts';
+import { createTranslator } from '../../kernel/i18n/i18n.ts';
 import { validManifest } from '../app-source.ts';
 import { rulesManifest } from '../../../test/rules-app.ts';
 import { daysBetween, divRound, roundHalfAway, timesRound } from './decimal.ts';
@@ -73,9 +76,78 @@ describe('checking the rules of a manifest', () => {
     expect(deep).toEqual([['/documentTypes/0/fields/6/compute', 'expression']]);
   });
 
+  it('checks the rules of lines, defaults, references and topic conditions, each problem at its pointer', () => {
+    const m = structuredClone(rulesManifest()) as Mutable;
+    const [order, book] = m.documentTypes;
+    field(order, 'lines').fields[2].compute = 'line.unitPrice + line.nope';          // a line has no such field
+    field(order, 'lines').fields[0].compute = 'doc.total > 0 ? 1.0 : 2.0';            // a line is computed before the document
+    field(order, 'notes').default = 'ref.bookId.limit';                               // a string field given money
+    field(order, 'total').default = '1';                                              // computed: no default
+    order.validations[2].each = 'customer';                                           // not a lines field
+    order.validations[3].rule = 'doc.number >= ref.bookId.nothing';                   // the book has no such field
+    m.eventFamilies[0].topics[0].source.when.rule = 'doc.committed';                  // not a bool
+    m.eventFamilies[0].topics.push({ ...m.eventFamilies[0].topics[0], topic: 'ruleslab.book.other', source: { type: 'book', on: 'update', when: { rule: 'ref.x.y' } } });
+    expect(problems(m as Manifest)).toEqual([
+      ['/documentTypes/0/fields/1/fields/0/compute', 'computeOrder'],
+      ['/documentTypes/0/fields/1/fields/2/compute', 'expressionType'],
+      ['/documentTypes/0/fields/5/default', 'default'],
+      ['/documentTypes/0/fields/9/default', 'expressionType'],
+      ['/documentTypes/0/validations/2/each', 'field'],
+      ['/documentTypes/0/validations/3/rule', 'expressionType'],
+      ['/eventFamilies/0/topics/0/source/when/rule', 'expressionType'],
+      ['/eventFamilies/0/topics/1/source/when/rule', 'ref'],
+    ]);
+    // The book's aggregate cannot also be computed.
+    field(book, 'committed').compute = 'doc.limit';
+    expect(problems(m as Manifest)).toContainEqual(['/documentTypes/1/fields/5/compute', 'computed']);
+  });
+
+  it('refuses aggregates that do not add up: another type, a field that does not name the parent, a sum of text, a count in money, unknown states', () => {
+    const m = structuredClone(rulesManifest()) as Mutable;
+    const book = m.documentTypes[1];
+    const committed = field(book, 'committed');
+    const orders = field(book, 'orders');
+    committed.aggregate = { type: 'order', via: 'customer', op: 'sum', field: 'notes', states: ['gone'] };
+    orders.type = 'money';
+    expect(problems(m as Manifest)).toEqual([
+      ['/documentTypes/1/fields/5/aggregate/via', 'reference'],
+      ['/documentTypes/1/fields/5/aggregate/field', 'field'],
+      ['/documentTypes/1/fields/5/aggregate/states', 'state'],
+      ['/documentTypes/1/fields/6/aggregate', 'aggregateType'],
+    ]);
+    committed.aggregate = { type: 'nothing', via: 'bookId', op: 'sum', field: 'total' };
+    orders.type = 'integer';
+    orders.aggregate.field = 'total';
+    expect(problems(m as Manifest)).toEqual([
+      ['/documentTypes/1/fields/5/aggregate/type', 'reference'],
+      ['/documentTypes/1/fields/6/aggregate/field', 'unexpected'],
+    ]);
+  });
+
   it('refuses such a manifest at install (MANIFEST_INVALID)', () => {
     const m = withOrder((o) => void (field(o, 'total').compute = 'doc.subtotal +'));
     expect(() => validManifest(m)).toThrow(expect.objectContaining({ code: 'MANIFEST_INVALID' }));
+  });
+});
+
+describe('evaluating the rules of lines', () => {
+  it('computes each line, reports a line that cannot be computed at its own pointer, and checks each line', () => {
+    const m = structuredClone(rulesManifest()) as Mutable;
+    // The unit price of one piece: the line's amount divided by its whole quantity (a quantity of 0 cannot be divided by).
+    m.documentTypes[0].fields[1].fields[2].compute = 'fraction(line.unitPrice, 1, int(line.quantity))';
+    const dt = m.documentTypes[0];
+    const { rules, problems } = buildRules(dt, '', { targets: (to) => m.documentTypes.find((d: Mutable) => d.name === to)?.fields });
+    expect(problems).toEqual([]);
+    const s = { digits: 2, lang: 'ar' as const, tr: createTranslator() };
+    const doc: Mutable = { customer: 'Acme', lines: [{ quantity: 4, unitPrice: 10 }, { quantity: 0, unitPrice: 5 }, { quantity: 2000, unitPrice: 1 }] };
+    const a = celActivation(rules!, dt, doc, s);
+    const computed = computeInto(rules!, doc, a, s);
+    expect(doc.lines[0].amount).toBe(2.5);
+    expect(computed[0]).toMatchObject({ pointer: '/lines/1/amount', rule: 'compute', computed: true });
+    // What reads the missing amount cannot be computed either: each is named.
+    expect(computed.map((p) => p.pointer)).toEqual(['/lines/1/amount', '/subtotal', '/discount', '/total', '/vat']);
+    expect(String(computed[0].message)).toMatch(/[\u0600-\u06FF]/);
+    expect(brokenRules(rules!, dt, a, s).map((p) => p.pointer)).toEqual(['/lines', '/lines/2/quantity']);
   });
 });
 

@@ -1,10 +1,12 @@
-// A document type's rules, checked and compiled together: computed fields (in dependency order),
-// validations, and each transition's guard and `set`. `buildRules` answers every problem with its
-// JSON pointer (what `checkManifest` lists, so a manifest whose expressions cannot be checked is
-// refused at install) or the compiled rules, which a DocType builds once per manifest version.
+// A document type's rules, checked and compiled together: computed fields of each line and of
+// the document (in dependency order), defaults, validations (of the document and of each line),
+// each transition's guard and `set`, and the rules of its topics' conditions. `buildRules`
+// answers every problem with its JSON pointer (what `checkManifest` lists, so a manifest whose
+// expressions cannot be checked is refused at install) or the compiled rules, which a DocType
+// builds once per manifest version.
 import type { Environment, ParseResult } from '@marcbachmann/cel-js';
-import type { DocumentTypeDecl, FieldDecl, TransitionDecl } from '../../../manifests/manifest.schema.ts';
-import { documentEnvironment, transitionEnvironment, type CelShapes } from './environment.ts';
+import type { DocumentTypeDecl, FieldDecl, LineFieldDecl, TransitionDecl } from '../../../manifests/manifest.schema.ts';
+import { documentEnvironment, lineEnvironment, transitionEnvironment, type CelShapes, type Targets } from './environment.ts';
 import { RESULT_TYPES } from './values.ts';
 
 export interface RuleProblem {
@@ -20,6 +22,12 @@ export interface ComputedField {
   program: Program;
 }
 
+export interface LineComputed {
+  /** The lines field, and its computed fields, each after those of the line it reads. */
+  lines: FieldDecl;
+  computed: { field: LineFieldDecl; program: Program }[];
+}
+
 export interface CompiledTransition {
   /** The classes its `doc` and `input` are built as. */
   shapes: CelShapes;
@@ -30,24 +38,57 @@ export interface CompiledTransition {
 export interface CompiledRules {
   /** The classes `doc` and its lines are built as (undefined when the type has no expression). */
   shapes?: CelShapes;
+  /** Computed fields of lines, evaluated before the document's. */
+  lineComputed: LineComputed[];
   /** Computed fields, each after the computed fields it reads. */
   computed: ComputedField[];
-  validations: { program: Program; index: number }[];
+  /** Defaults, in the order of the fields. */
+  defaults: ComputedField[];
+  /** `each`: the lines field whose every line the rule is evaluated on. */
+  validations: { program: Program; index: number; each?: string }[];
   transitions: Map<string, CompiledTransition>;
+  /** The rules of the type's topic conditions, in the order given. */
+  conditions: Program[];
+  /** Whether an expression reads `ref` (then a write gives it the referenced documents). */
+  usesRef: boolean;
 }
+
+const EMPTY: CompiledRules = { lineComputed: [], computed: [], defaults: [], validations: [], transitions: new Map(), conditions: [], usesRef: false };
 
 /** Does the type declare any rule an expression states? (Most types declare none: they pay nothing.) */
 export function hasExpressions(dt: DocumentTypeDecl): boolean {
-  return dt.fields.some((f) => f.compute !== undefined) || !!dt.validations?.length || (dt.transitions ?? []).some((t) => t.guard || t.set);
+  return (
+    dt.fields.some((f) => f.compute !== undefined || f.default !== undefined || (f.fields ?? []).some((lf) => lf.compute !== undefined)) ||
+    !!dt.validations?.length ||
+    (dt.transitions ?? []).some((t) => t.guard || t.set)
+  );
 }
 
-/** The fields an expression reads of `doc` (`doc.x`, `doc.?x`). */
-function readsOf(expr: string): Set<string> {
-  return new Set([...expr.matchAll(/\bdoc\s*\.\s*\??\s*([A-Za-z_][A-Za-z0-9_]*)/g)].map((m) => m[1]));
+/** Every expression of the type. */
+function expressionsOf(dt: DocumentTypeDecl): string[] {
+  const out: string[] = [];
+  for (const f of dt.fields) {
+    if (f.compute) out.push(f.compute);
+    if (f.default) out.push(f.default);
+    for (const lf of f.fields ?? []) if (lf.compute) out.push(lf.compute);
+  }
+  for (const v of dt.validations ?? []) out.push(v.rule);
+  for (const t of dt.transitions ?? []) out.push(...(t.guard ? [t.guard.rule] : []), ...Object.values(t.set ?? {}));
+  return out;
+}
+
+const REF = /\bref\s*\./;
+
+/** Whether an expression of the type reads `ref` (a referenced document). */
+export const readsRef = (dt: DocumentTypeDecl): boolean => expressionsOf(dt).some((e) => REF.test(e));
+
+/** The fields an expression reads of `doc` (`doc.x`, `doc.?x`), or of another variable. */
+function readsOf(expr: string, variable = 'doc'): Set<string> {
+  return new Set([...expr.matchAll(new RegExp(`\\b${variable}\\s*\\.\\s*\\??\\s*([A-Za-z_][A-Za-z0-9_]*)`, 'g'))].map((m) => m[1]));
 }
 
 /** Parses and type-checks one expression; a problem, or the program with its result type. */
-function compileOne(env: Environment, expr: string, pointer: string, accepts: readonly string[], what: string, add: (p: RuleProblem) => void): Program | undefined {
+export function compileOne(env: Environment, expr: string, pointer: string, accepts: readonly string[], what: string, add: (p: RuleProblem) => void): Program | undefined {
   let program: Program;
   try {
     program = env.parse(expr);
@@ -60,27 +101,28 @@ function compileOne(env: Environment, expr: string, pointer: string, accepts: re
     add({ pointer, rule: 'expressionType', message: `${pointer}: the expression does not type-check: ${checked.error?.summary ?? checked.error?.message}` });
     return undefined;
   }
-  if (!accepts.includes(checked.type!)) {
+  // `dyn`: it reads a document of another app, typed at install against that app's fields.
+  if (!accepts.includes(checked.type!) && checked.type !== 'dyn') {
     add({ pointer, rule: 'expressionType', message: `${pointer}: ${what} needs ${accepts.join(' or ')}, the expression gives ${checked.type}` });
     return undefined;
   }
   return program;
 }
 
-/** Computed fields in dependency order; a cycle is a problem at each field on it. */
-function order(dt: DocumentTypeDecl, at: string, add: (p: RuleProblem) => void): FieldDecl[] {
-  const computed = new Map(dt.fields.filter((f) => f.compute !== undefined).map((f) => [f.name, f]));
-  const out: FieldDecl[] = [];
+/** Computed fields (of the document, or of a line) in dependency order; a cycle is a problem at each field on it. */
+function order<F extends { name: string; compute?: string }>(fields: readonly F[], variable: string, pointerOf: (f: F) => string, add: (p: RuleProblem) => void): F[] {
+  const computed = new Map(fields.filter((f) => f.compute !== undefined).map((f) => [f.name, f]));
+  const out: F[] = [];
   const state = new Map<string, 'visiting' | 'done'>();
-  const visit = (f: FieldDecl): void => {
+  const visit = (f: F): void => {
     const s = state.get(f.name);
     if (s === 'done') return;
     if (s === 'visiting') {
-      add({ pointer: `${at}/fields/${dt.fields.indexOf(f)}/compute`, rule: 'computeCycle', message: `${f.name} is computed from itself (through the fields it reads)` });
+      add({ pointer: pointerOf(f), rule: 'computeCycle', message: `${f.name} is computed from itself (through the fields it reads)` });
       return;
     }
     state.set(f.name, 'visiting');
-    for (const name of readsOf(f.compute!)) {
+    for (const name of readsOf(f.compute!, variable)) {
       const dep = computed.get(name);
       if (dep) visit(dep);
     }
@@ -101,7 +143,7 @@ function buildTransition(t: TransitionDecl, j: number, dt: DocumentTypeDecl, doc
     const pointer = `${tat}/set/${name}`;
     const field = dt.fields.find((f) => f.name === name);
     if (!field) add({ pointer, rule: 'field', message: `"${name}" is not a field of ${dt.name}` });
-    else if (field.compute !== undefined) add({ pointer, rule: 'computed', message: `${name} is computed: a transition cannot set it` });
+    else if (field.compute !== undefined || field.aggregate) add({ pointer, rule: 'computed', message: `${name} is computed: a transition cannot set it` });
     else if (field.type === 'lines') add({ pointer, rule: 'linesSet', message: `${name} is a lines field: a transition sets scalar fields only` });
     else {
       const program = compileOne(env, expr, pointer, RESULT_TYPES[field.type], `a ${field.type} field`, add);
@@ -111,32 +153,99 @@ function buildTransition(t: TransitionDecl, j: number, dt: DocumentTypeDecl, doc
   return { shapes, guard, set };
 }
 
-/** Checks and compiles the rules of one document type (`at` is its pointer in the manifest). */
-export function buildRules(dt: DocumentTypeDecl, at: string): { problems: RuleProblem[]; rules?: CompiledRules } {
+/** The computed fields of each lines field: read-only, each after those of its line it reads, none reading a computed field of the document (not computed yet). */
+function buildLineComputed(dt: DocumentTypeDecl, at: string, lineEnvOf: (f: FieldDecl) => Environment, add: (p: RuleProblem) => void): LineComputed[] {
+  const out: LineComputed[] = [];
+  const docComputed = new Set(dt.fields.filter((f) => f.compute !== undefined || f.aggregate).map((f) => f.name));
+  dt.fields.forEach((f, j) => {
+    const lfs = f.fields ?? [];
+    if (f.type !== 'lines' || !lfs.some((lf) => lf.compute !== undefined)) return;
+    const pointerOf = (lf: LineFieldDecl) => `${at}/fields/${j}/fields/${lfs.indexOf(lf)}/compute`;
+    const computed: LineComputed['computed'] = [];
+    for (const lf of order(lfs, 'line', pointerOf, add)) {
+      const pointer = pointerOf(lf);
+      const early = [...readsOf(lf.compute!)].filter((n) => docComputed.has(n));
+      if (early.length) {
+        add({ pointer, rule: 'computeOrder', message: `${pointer}: a line is computed before its document, so it cannot read doc.${early.join(', doc.')}` });
+        continue;
+      }
+      const program = compileOne(lineEnvOf(f), lf.compute!, pointer, RESULT_TYPES[lf.type], `a ${lf.type} field`, add);
+      if (program) computed.push({ field: lf, program });
+    }
+    out.push({ lines: f, computed });
+  });
+  return out;
+}
+
+/** Checks and compiles the rules of one document type (`at` is its pointer in the manifest; `conditions` its topics' rules). */
+export function buildRules(dt: DocumentTypeDecl, at: string, opts: { targets?: Targets; conditions?: { rule: string; pointer: string }[] } = {}): { problems: RuleProblem[]; rules?: CompiledRules } {
   const problems: RuleProblem[] = [];
   const add = (p: RuleProblem) => problems.push(p);
-  if (!hasExpressions(dt)) return { problems, rules: { computed: [], validations: [], transitions: new Map() } };
-  const { env, shapes } = documentEnvironment(dt.fields);
+  const conditionsDecl = opts.conditions ?? [];
+  if (!hasExpressions(dt) && !conditionsDecl.length) return { problems, rules: EMPTY };
+  const { env, shapes } = documentEnvironment(dt.fields, opts.targets);
+  const lineEnvs = new Map<string, Environment>();
+  const lineEnvOf = (f: FieldDecl) => lineEnvs.get(f.name) ?? lineEnvs.set(f.name, lineEnvironment(env, f)).get(f.name)!;
+
+  const lineComputed = buildLineComputed(dt, at, lineEnvOf, add);
   const computed: ComputedField[] = [];
-  for (const f of order(dt, at, add)) {
+  for (const f of order(dt.fields, 'doc', (x) => `${at}/fields/${dt.fields.indexOf(x)}/compute`, add)) {
     const pointer = `${at}/fields/${dt.fields.indexOf(f)}/compute`;
     if (f.type === 'lines') {
       add({ pointer, rule: 'linesCompute', message: `${f.name} is a lines field: only scalar fields are computed` });
       continue;
     }
+    if (f.aggregate) {
+      add({ pointer, rule: 'computed', message: `${f.name} is an aggregate: it cannot also be computed` });
+      continue;
+    }
     const program = compileOne(env, f.compute!, pointer, RESULT_TYPES[f.type], `a ${f.type} field`, add);
     if (program) computed.push({ field: f, program });
   }
+
+  const defaults: ComputedField[] = [];
+  dt.fields.forEach((f, j) => {
+    if (f.default === undefined) return;
+    const pointer = `${at}/fields/${j}/default`;
+    if (f.compute !== undefined || f.aggregate || f.readOnly) add({ pointer, rule: 'default', message: `${f.name} is read-only: a default is for a field the client may leave out` });
+    else if (f.type === 'lines') add({ pointer, rule: 'default', message: `${f.name} is a lines field: only scalar fields have defaults` });
+    else {
+      const program = compileOne(env, f.default, pointer, RESULT_TYPES[f.type], `a ${f.type} field`, add);
+      if (program) defaults.push({ field: f, program });
+    }
+  });
+
   const validations: CompiledRules['validations'] = [];
   (dt.validations ?? []).forEach((v, i) => {
     const vat = `${at}/validations/${i}`;
-    if (v.field !== undefined && !dt.fields.some((f) => f.name === v.field)) add({ pointer: `${vat}/field`, rule: 'field', message: `"${v.field}" is not a field of ${dt.name}` });
-    const program = compileOne(env, v.rule, `${vat}/rule`, ['bool'], 'a validation', add);
-    if (program) validations.push({ program, index: i });
+    let venv = env;
+    if (v.each !== undefined) {
+      const lines = dt.fields.find((f) => f.name === v.each);
+      if (lines?.type !== 'lines') {
+        add({ pointer: `${vat}/each`, rule: 'field', message: `"${v.each}" is not a lines field of ${dt.name}` });
+        return;
+      }
+      if (v.field !== undefined && !(lines.fields ?? []).some((f) => f.name === v.field)) add({ pointer: `${vat}/field`, rule: 'field', message: `"${v.field}" is not a field of the lines of ${v.each}` });
+      venv = lineEnvOf(lines);
+    } else if (v.field !== undefined && !dt.fields.some((f) => f.name === v.field)) add({ pointer: `${vat}/field`, rule: 'field', message: `"${v.field}" is not a field of ${dt.name}` });
+    const program = compileOne(venv, v.rule, `${vat}/rule`, ['bool'], 'a validation', add);
+    if (program) validations.push({ program, index: i, ...(v.each !== undefined ? { each: v.each } : {}) });
   });
+
   const transitions = new Map<string, CompiledTransition>();
   (dt.transitions ?? []).forEach((t, j) => {
     if (t.guard || t.set) transitions.set(t.name, buildTransition(t, j, dt, env, shapes, at, add));
   });
-  return problems.length ? { problems } : { problems, rules: { shapes, computed, validations, transitions } };
+  const conditions: Program[] = [];
+  for (const c of conditionsDecl) {
+    // An event's condition is evaluated on the stored document alone, with nothing more read.
+    if (REF.test(c.rule)) {
+      add({ pointer: c.pointer, rule: 'ref', message: `${c.pointer}: a topic's condition reads the document only, not ref` });
+      continue;
+    }
+    const program = compileOne(env, c.rule, c.pointer, ['bool'], 'a condition', add);
+    if (program) conditions.push(program);
+  }
+  const usesRef = readsRef(dt);
+  return problems.length ? { problems } : { problems, rules: { shapes, lineComputed, computed, defaults, validations, transitions, conditions, usesRef } };
 }

@@ -63,22 +63,32 @@ const fieldTypes = (fields: readonly (FieldDecl | LineFieldDecl)[], lineType: (f
   Object.fromEntries(fields.map((f) => [f.name, celType(f, f.type === 'lines' ? lineType(f as FieldDecl) : undefined)]));
 
 /**
- * The classes a document, its lines and a transition's input are built as for CEL. Values of
- * a registered class are taken as they are; a plain object would be converted, field by field,
- * at every evaluation (twice the cost of a write's rules).
+ * The classes a document, its lines, the documents it references and a transition's input are
+ * built as for CEL. Values of a registered class are taken as they are; a plain object would be
+ * converted, field by field, at every evaluation (twice the cost of a write's rules).
  */
 export interface CelShapes {
   doc: new () => Record<string, unknown>;
   lines: Map<string, new () => Record<string, unknown>>;
+  /** `ref` (when the type has reference fields) and, per reference field whose target is known, its document's class and fields. */
+  refs?: new () => Record<string, unknown>;
+  ref: Map<string, { ctor: new () => Record<string, unknown>; fields: readonly FieldDecl[] }>;
   input?: new () => Record<string, unknown>;
 }
 
 const shape = () => class {} as unknown as new () => Record<string, unknown>;
 
-/** The environment of a document type's rules (`doc` is the document), and the classes its values are built as. */
-export function documentEnvironment(fields: readonly FieldDecl[]): { env: Environment; shapes: CelShapes } {
+/** The fields of a document type: `targets(to)` answers a referenced type's fields, or undefined where it is not known (another app, at validate time). */
+export type Targets = (to: string) => readonly FieldDecl[] | undefined;
+
+/**
+ * The environment of a document type's rules (`doc` is the document, `ref.<field>` the document a
+ * reference field names), and the classes its values are built as. A referenced document has its
+ * scalar fields, `id` and `state`; one of a type not known here is `dyn` (checked at install).
+ */
+export function documentEnvironment(fields: readonly FieldDecl[], targets: Targets = () => undefined): { env: Environment; shapes: CelShapes } {
   const env = new Environment({ limits: LIMITS, enableOptionalTypes: true });
-  const shapes: CelShapes = { doc: shape(), lines: new Map() };
+  const shapes: CelShapes = { doc: shape(), lines: new Map(), ref: new Map() };
   const lineType = (f: FieldDecl) => `Lines_${f.name}`;
   for (const f of fields) {
     if (f.type !== 'lines') continue;
@@ -88,7 +98,33 @@ export function documentEnvironment(fields: readonly FieldDecl[]): { env: Enviro
   }
   env.registerType('Document', { ctor: shapes.doc, fields: fieldTypes(fields, lineType) });
   env.registerVariable('doc', 'Document');
+  const refFields = fields.filter((f) => f.type === 'reference');
+  if (refFields.length) {
+    const refTypes: Record<string, string> = {};
+    for (const f of refFields) {
+      const target = targets(f.to!);
+      if (!target) {
+        refTypes[f.name] = 'dyn';
+        continue;
+      }
+      const scalars = target.filter((t) => t.type !== 'lines');
+      const ctor = shape();
+      shapes.ref.set(f.name, { ctor, fields: scalars });
+      env.registerType(`Ref_${f.name}`, { ctor, fields: { id: 'string', state: 'string', ...fieldTypes(scalars, lineType) } });
+      refTypes[f.name] = `Ref_${f.name}`;
+    }
+    shapes.refs = shape();
+    env.registerType('References', { ctor: shapes.refs, fields: refTypes });
+    env.registerVariable('ref', 'References');
+  }
   return { env: withFunctions(env), shapes };
+}
+
+/** The environment of a `lines` field's per-line expressions: its document's, and `line`, one of its lines. */
+export function lineEnvironment(docEnv: Environment, lines: FieldDecl): Environment {
+  const env = docEnv.clone();
+  env.registerVariable('line', `Lines_${lines.name}`);
+  return env;
 }
 
 /** A transition's environment: its document's, and `input`, the body it takes. */

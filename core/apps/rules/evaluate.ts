@@ -1,10 +1,11 @@
 // Running a document type's compiled rules on one write. Each function answers the problems it
 // found (as VALIDATION_ERROR details, pointer first) so that the caller lists them all at once.
-import type { DocumentTypeDecl, FieldDecl, LineFieldDecl } from '../../../manifests/manifest.schema.ts';
+import type { DocumentTypeDecl, LineFieldDecl } from '../../../manifests/manifest.schema.ts';
 import type { ErrorDetail } from '../../kernel/errors/diwan-error.ts';
 import type { Lang, Translator } from '../../kernel/i18n/i18n.ts';
 import type { CompiledRules, CompiledTransition } from './document-rules.ts';
 import { fromCel, toCel } from './values.ts';
+import type { CelShapes } from './environment.ts';
 
 /** What every evaluation needs: the currency's minor digits, and the caller's language. */
 export interface RuleScope {
@@ -18,57 +19,146 @@ const summary = (e: unknown) => (e as { summary?: string }).summary ?? String((e
 /** A rule reading a field the document does not have (an optional date left empty) is not broken. */
 const isAbsentField = (e: unknown) => (e as { code?: string }).code === 'no_such_key';
 
+/** What a write's expressions see: the document (`doc`) and, when they read it, the documents its references name (`ref`). */
+export interface Activation {
+  doc: Record<string, unknown>;
+  ref?: Record<string, unknown>;
+  input?: Record<string, unknown>;
+}
+
+/** Referenced documents, by the reference field that names them (a field left empty names none). */
+export type Refs = Map<string, Record<string, unknown>>;
+
+/** `ref` as CEL sees it: each referenced document's scalar fields, its id and state. */
+export function celRefs(shapes: CelShapes, refs: Refs | undefined, digits: number): Record<string, unknown> | undefined {
+  if (!shapes.refs) return undefined;
+  const out = new shapes.refs();
+  for (const [name, doc] of refs ?? []) {
+    const shape = shapes.ref.get(name);
+    if (!shape) continue;
+    const cel = toCel(shape.fields, doc, digits, shape.ctor);
+    cel.id = doc.id;
+    if (doc.state !== undefined) cel.state = doc.state;
+    out[name] = cel;
+  }
+  return out;
+}
+
 /** The document as CEL sees it, converted once per write and kept in step by `computeInto`. */
-export const celDocument = (rules: CompiledRules, dt: DocumentTypeDecl, doc: Record<string, unknown>, s: RuleScope) => toCel(dt.fields, doc, s.digits, rules.shapes!.doc, rules.shapes);
+export function celActivation(rules: CompiledRules, dt: DocumentTypeDecl, doc: Record<string, unknown>, s: RuleScope, refs?: Refs): Activation {
+  const doc_ = toCel(dt.fields, doc, s.digits, rules.shapes!.doc, rules.shapes);
+  return rules.usesRef ? { doc: doc_, ref: celRefs(rules.shapes!, refs, s.digits) } : { doc: doc_ };
+}
+
+const computeProblem = (pointer: string, name: string, e: unknown, s: RuleScope): ErrorDetail =>
+  ({ in: 'body', pointer, rule: 'compute', computed: true, error: summary(e), message: s.tr.t(s.lang, 'rule.compute', { field: name }) });
 
 /**
- * Sets each computed field of `doc` and of its CEL view `cel` (in dependency order, each seeing those before it). A field
- * whose expression fails (a division by zero) is a problem at its pointer.
+ * On create, gives each field the client left out that has a `default` its value (in the order
+ * of the fields, each seeing the ones before). A default that cannot be evaluated (a reference
+ * left empty) gives nothing: the field stays out.
  */
-export function computeInto(rules: CompiledRules, fields: readonly FieldDecl[], doc: Record<string, unknown>, cel: Record<string, unknown>, s: RuleScope): ErrorDetail[] {
-  if (!rules.computed.length) return [];
+export function applyDefaults(rules: CompiledRules, doc: Record<string, unknown>, a: Activation, s: RuleScope): void {
+  for (const { field, program } of rules.defaults) {
+    if (doc[field.name] !== undefined) continue;
+    try {
+      const value = program(a);
+      doc[field.name] = fromCel(field.type, value, s.digits);
+      a.doc[field.name] = value;
+    } catch {
+      // Left out, as the client left it.
+    }
+  }
+}
+
+/**
+ * Sets each computed field of every line (`line` in scope), then of `doc`, and of its CEL view
+ * (in dependency order, each seeing those before it). A field whose expression fails (a division
+ * by zero) is a problem at its pointer (`/lines/3/amount`, `/total`).
+ */
+export function computeInto(rules: CompiledRules, doc: Record<string, unknown>, a: Activation, s: RuleScope): ErrorDetail[] {
   const problems: ErrorDetail[] = [];
+  for (const { lines, computed } of rules.lineComputed) {
+    const rows = doc[lines.name];
+    if (!Array.isArray(rows)) continue;
+    const celRows = a.doc[lines.name] as Record<string, unknown>[];
+    for (let i = 0; i < rows.length; i++) {
+      const line = rows[i] as Record<string, unknown>;
+      const activation = { ...a, line: celRows[i] };
+      for (const { field, program } of computed) {
+        try {
+          const value = program(activation);
+          celRows[i][field.name] = value;
+          line[field.name] = fromCel(field.type, value, s.digits);
+        } catch (e) {
+          delete celRows[i][field.name];
+          delete line[field.name];
+          problems.push(computeProblem(`/${lines.name}/${i}/${field.name}`, `${lines.name}[${i}].${field.name}`, e, s));
+        }
+      }
+    }
+  }
   for (const { field, program } of rules.computed) {
     try {
-      const value = program({ doc: cel });
-      cel[field.name] = value;
+      const value = program(a);
+      a.doc[field.name] = value;
       doc[field.name] = fromCel(field.type, value, s.digits);
     } catch (e) {
-      delete cel[field.name];
+      delete a.doc[field.name];
       delete doc[field.name];
-      problems.push({ in: 'body', pointer: `/${field.name}`, rule: 'compute', computed: true, error: summary(e), message: s.tr.t(s.lang, 'rule.compute', { field: field.name }) });
+      problems.push(computeProblem(`/${field.name}`, field.name, e, s));
     }
   }
   return problems;
 }
 
-/** The validations the document (`cel`, as CEL sees it) breaks, each with its pointer and its message in the caller's language. */
-export function brokenRules(rules: CompiledRules, dt: DocumentTypeDecl, cel: Record<string, unknown>, s: RuleScope): ErrorDetail[] {
+/** Does a rule hold? One that reads a field the document does not have (an optional date left empty) is not applied. */
+function ruleHolds(program: (a: Record<string, unknown>) => unknown, a: Record<string, unknown>): boolean {
+  try {
+    return program(a) === true;
+  } catch (e) {
+    return isAbsentField(e);
+  }
+}
+
+/** The validations the document (as CEL sees it) breaks, each with its pointer (a line's: `/lines/3/quantity`) and its message in the caller's language. */
+export function brokenRules(rules: CompiledRules, dt: DocumentTypeDecl, a: Activation, s: RuleScope): ErrorDetail[] {
   if (!rules.validations.length) return [];
-  const activation = { doc: cel };
   const problems: ErrorDetail[] = [];
-  for (const { program, index } of rules.validations) {
+  for (const { program, index, each } of rules.validations) {
     const v = dt.validations![index];
-    let holds: boolean;
-    try {
-      holds = program(activation) === true;
-    } catch (e) {
-      if (isAbsentField(e)) continue;
-      holds = false;
+    if (each === undefined) {
+      if (!ruleHolds(program, a as unknown as Record<string, unknown>)) problems.push({ in: 'body', pointer: v.field ? `/${v.field}` : '', rule: 'validation', validation: index, message: v.message[s.lang] });
+      continue;
     }
-    if (!holds) problems.push({ in: 'body', pointer: v.field ? `/${v.field}` : '', rule: 'validation', validation: index, message: v.message[s.lang] });
+    const rows = (a.doc[each] ?? []) as Record<string, unknown>[];
+    for (let i = 0; i < rows.length; i++) {
+      if (ruleHolds(program, { ...a, line: rows[i] })) continue;
+      problems.push({ in: 'body', pointer: `/${each}/${i}${v.field ? `/${v.field}` : ''}`, rule: 'validation', validation: index, message: v.message[s.lang] });
+    }
   }
   return problems;
 }
 
-/** The activation of a transition's expressions: the document as it is, and the body sent. */
-export function transitionScope(t: CompiledTransition, dt: DocumentTypeDecl, input: readonly LineFieldDecl[] | undefined, doc: Record<string, unknown>, body: Record<string, unknown>, s: RuleScope) {
-  const doc_ = toCel(dt.fields, doc, s.digits, t.shapes.doc, t.shapes);
-  return input && t.shapes.input ? { doc: doc_, input: toCel(input, body, s.digits, t.shapes.input) } : { doc: doc_ };
+/** Does a topic's rule hold of a stored document? One that cannot be evaluated does not. */
+export function conditionHolds(rules: CompiledRules, index: number, dt: DocumentTypeDecl, doc: Record<string, unknown>, s: { digits: number }): boolean {
+  try {
+    return rules.conditions[index]({ doc: toCel(dt.fields, doc, s.digits, rules.shapes!.doc, rules.shapes) }) === true;
+  } catch {
+    return false;
+  }
+}
+
+/** The activation of a transition's expressions: the document as it is (and what it references), and the body sent. */
+export function transitionScope(t: CompiledTransition, dt: DocumentTypeDecl, input: readonly LineFieldDecl[] | undefined, doc: Record<string, unknown>, body: Record<string, unknown>, s: RuleScope, refs?: Refs): Activation {
+  const a: Activation = { doc: toCel(dt.fields, doc, s.digits, t.shapes.doc, t.shapes) };
+  if (refs) a.ref = celRefs(t.shapes, refs, s.digits);
+  if (input && t.shapes.input) a.input = toCel(input, body, s.digits, t.shapes.input);
+  return a;
 }
 
 /** Does the guard hold? An expression that cannot be evaluated does not. */
-export function guardHolds(t: CompiledTransition, activation: Record<string, unknown>): boolean {
+export function guardHolds(t: CompiledTransition, activation: Activation): boolean {
   if (!t.guard) return true;
   try {
     return t.guard(activation) === true;
@@ -78,13 +168,13 @@ export function guardHolds(t: CompiledTransition, activation: Record<string, unk
 }
 
 /** Applies a transition's `set` to `doc`; a value that cannot be computed is a problem at its field. */
-export function applySet(t: CompiledTransition, activation: Record<string, unknown>, doc: Record<string, unknown>, s: RuleScope): ErrorDetail[] {
+export function applySet(t: CompiledTransition, activation: Activation, doc: Record<string, unknown>, s: RuleScope): ErrorDetail[] {
   const problems: ErrorDetail[] = [];
   for (const { field, program } of t.set) {
     try {
       doc[field.name] = fromCel(field.type, program(activation), s.digits);
     } catch (e) {
-      problems.push({ in: 'body', pointer: `/${field.name}`, rule: 'compute', computed: true, error: summary(e), message: s.tr.t(s.lang, 'rule.compute', { field: field.name }) });
+      problems.push(computeProblem(`/${field.name}`, field.name, e, s));
     }
   }
   return problems;

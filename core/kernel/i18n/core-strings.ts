@@ -43,6 +43,13 @@ const en: Table = {
   'reason.inUse': '{{what}} is still in use',
   'reason.locked': 'the document is "{{state}}": it changes only through its transitions',
   'reason.fieldLocked': '{{field}} cannot change while the document is "{{state}}"',
+  // Rules of the manifest: unique fields and effects on related documents (core/apps/rules/).
+  'reason.unique': '{{field}} "{{value}}" is already used by {{other}}',
+  'reason.uniqueWithin': '{{field}} "{{value}}" is already used by {{other}} within the same {{within}} ({{parent}})',
+  'reason.effect': 'effect {{effect}} ({{what}}) failed: {{reason}}',
+  // A child's write that would move the totals of the document it counts in (core/apps/rules/aggregates.ts).
+  'reason.parentLocked': 'the {{parent}} {{id}} is "{{state}}": the totals it keeps cannot change',
+  'reason.parentRule': 'the {{parent}} {{id}} would break its rules: {{problems}}',
   // Requests that cannot be read (core/http/json-body.ts, core/http/client-errors.ts).
   'reason.jsonTooDeep': 'the JSON is nested deeper than {{limit}} levels',
   'reason.missingHost': 'the Host header is missing',
@@ -110,6 +117,11 @@ const ar: Table = {
   'reason.inUse': '{{what}} ما زال قيد الاستخدام',
   'reason.locked': 'المستند في الحالة "{{state}}": لا يتغيّر إلا عبر انتقالاته',
   'reason.fieldLocked': 'لا يمكن تغيير {{field}} والمستند في الحالة "{{state}}"',
+  'reason.unique': 'القيمة "{{value}}" في {{field}} مستخدمة من قبل في {{other}}',
+  'reason.uniqueWithin': 'القيمة "{{value}}" في {{field}} مستخدمة من قبل في {{other}} ضمن {{within}} نفسه ({{parent}})',
+  'reason.effect': 'تعذّر الأثر {{effect}} ({{what}}): {{reason}}',
+  'reason.parentLocked': 'المستند {{parent}} {{id}} في الحالة "{{state}}": لا تتغيّر المجاميع التي يحفظها',
+  'reason.parentRule': 'سيخالف المستند {{parent}} {{id}} قواعده: {{problems}}',
   'reason.jsonTooDeep': 'تتداخل بنية JSON لأكثر من {{limit}} مستوى',
   'reason.missingHost': 'الترويسة Host مفقودة',
   'reason.contentLengthAndTransferEncoding': 'لا يجوز إرسال Content-Length وTransfer-Encoding معًا',

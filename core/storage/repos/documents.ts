@@ -104,6 +104,25 @@ export class DocumentTable {
     return this.db.get<DocRow>(`${SELECT} ${this.t} WHERE company_id = ? AND id = ?`, [companyId, id]);
   }
 
+  /**
+   * The row, locked to the end of the current transaction (begun here in a lazy unit of work):
+   * another writer of the same document waits, then reads what this one wrote.
+   */
+  async getLocked(companyId: string, id: string): Promise<DocRow | undefined> {
+    const read = () => this.db.get<DocRow>(`${SELECT} ${this.t} WHERE company_id = ? AND id = ? ${this.db.dialect.forUpdate}`, [companyId, id]);
+    return this.db.inTransaction() ? read() : this.db.transaction(read);
+  }
+
+  /** The id of a company's document, other than `exceptId`, whose fields equal the values given (a uniqueness check). */
+  async findOther(companyId: string, equals: [field: string, value: string | number | boolean][], exceptId?: string): Promise<string | undefined> {
+    const kind = (v: unknown): JsonKind => (typeof v === 'number' ? 'number' : typeof v === 'boolean' ? 'boolean' : 'text');
+    const where = equals.map(([f, v]) => `${this.db.dialect.jsonField('data', f, kind(v))} = ?`).join(' AND ');
+    const row = await this.db.get<{ id: string }>(`SELECT id FROM ${this.t} WHERE company_id = ? AND ${where} AND id <> ? LIMIT 1`, [
+      companyId, ...equals.map(([, v]) => (typeof v === 'boolean' ? Number(v) : v)), exceptId ?? '',
+    ]);
+    return row?.id;
+  }
+
   async update(companyId: string, r: DocRow): Promise<void> {
     await this.db.run(`UPDATE ${this.t} SET state = ?, data = ?, updated_at = ?, state_changed_at = ? WHERE company_id = ? AND id = ?`, [
       r.state, r.data, r.updated_at, r.state_changed_at, companyId, r.id,

@@ -121,7 +121,7 @@ export function DocDetail({ resource, id }: { resource: string; id: string }) {
           )}
           {meta.fields.map((f) => (
             <div class={f.type === 'lines' ? 'wide' : ''}>
-              <dt>{f.label}</dt>
+              <dt title={f.description}>{f.label}</dt>
               <dd>
                 <Value field={f} value={current[f.name]} currency={currency} />
               </dd>

@@ -1,0 +1,23 @@
+// Unique fields: `unique: true` (once per company) or `uniqueWithin: "<reference field>"` (once per
+// parent, a cheque number once per book). The check runs in the write's transaction under a lock
+// named for the value (doc-type.ts), so two concurrent writes of one value cannot both pass.
+import type { DocumentTypeDecl } from '../../../manifests/manifest.schema.ts';
+
+/** The lock a uniqueness check holds: one per table, company, field, parent and value. */
+export const uniqueLockName = (table: string, companyId: string, field: string, parent: unknown, value: unknown): string =>
+  `unique:${table}:${companyId}:${field}:${String(parent ?? '')}:${JSON.stringify(value)}`;
+
+/** What a manifest gets wrong about unique fields. */
+export function uniqueProblems(dt: DocumentTypeDecl, at: string): { pointer: string; rule: string; message: string }[] {
+  const out: { pointer: string; rule: string; message: string }[] = [];
+  dt.fields.forEach((f, i) => {
+    if (f.uniqueWithin === undefined) return;
+    const parent = dt.fields.find((p) => p.name === f.uniqueWithin);
+    if (parent?.type !== 'reference') out.push({ pointer: `${at}/fields/${i}/uniqueWithin`, rule: 'field', message: `"${f.uniqueWithin}" is not a reference field of ${dt.name}` });
+    if (f.unique) out.push({ pointer: `${at}/fields/${i}/unique`, rule: 'unique', message: `${f.name} is unique in the company or within ${f.uniqueWithin}, not both` });
+  });
+  dt.fields.forEach((f, i) => {
+    if ((f.unique || f.uniqueWithin) && (f.type === 'lines' || f.secret)) out.push({ pointer: `${at}/fields/${i}`, rule: 'unique', message: `${f.name} cannot be unique (a lines or secret field)` });
+  });
+  return out;
+}
