@@ -350,6 +350,28 @@ describe('timesheets', () => {
     expect((await refused(api.post('/api/v1/timesheet-periods', { periodStart: '2026-02-01', periodEnd: '2026-03-15' }))).pointers).toEqual(['/periodEnd']);
     expect((await refused(api.post('/api/v1/timesheet-periods', { periodStart: '2026-02-01', periodEnd: '2026-01-31' }))).pointers).toEqual(['/periodEnd']);
   });
+
+  it('a period totals its hours, locks only once every entry is decided, then takes no more; one period per range; an entry falls inside its period', async () => {
+    const p = await created(api.post('/api/v1/timesheet-periods', { periodStart: '2026-03-01', periodEnd: '2026-03-31' }));
+    expect(p).toMatchObject({ totalHours: 0, approvedHours: 0 });
+    expect(await conflictDetail(api.post('/api/v1/timesheet-periods', { periodStart: '2026-03-01', periodEnd: '2026-03-15' }))).toMatchObject({ reason: 'unique', field: 'periodStart', other: p.id });
+    const projectId = (await created(api.post('/api/v1/projects', { name: 'Year-end audit' }))).id;
+    const approverId = (await created(api.post('/api/v1/employees', { fullName: 'Huda Al-Shehri', jobTitle: 'Audit manager', joinDate: '2019-01-01' }))).id;
+    const entry = (date: string, hours: number) => ({ employeeId, projectId, periodId: p.id, date, hours });
+    expect(await refused(api.post('/api/v1/timesheet-entries', entry('2026-04-01', 8)))).toEqual({ pointers: ['/date'], messages: ['The date is outside the timesheet period'] });
+    const [a, b, c] = [await created(api.post('/api/v1/timesheet-entries', entry('2026-03-02', 7.5))), await created(api.post('/api/v1/timesheet-entries', entry('2026-03-03', 8))), await created(api.post('/api/v1/timesheet-entries', entry('2026-03-04', 6.25)))];
+    expect((await ok(api.get(`/api/v1/timesheet-periods/${p.id}`))).totalHours).toBe(21.75);
+    for (const e of [a, b, c]) await ok(api.post(`/api/v1/timesheet-entries/${e.id}/submit`));
+    for (const e of [a, b]) await ok(api.post(`/api/v1/timesheet-entries/${e.id}/approve`, { approverId }));
+    expect(await conflict(api.post(`/api/v1/timesheet-periods/${p.id}/lock`))).toContain('Approve or reject every entry');
+    await ok(api.post(`/api/v1/timesheet-entries/${c.id}/reject`, { reason: 'Not on this engagement' }));
+    expect(await ok(api.post(`/api/v1/timesheet-periods/${p.id}/lock`))).toMatchObject({ state: 'locked', totalHours: 15.5, approvedHours: 15.5 });
+    // Locked: no new hours, no reopening an approved entry, no resubmitting a rejected one.
+    expect(await conflictDetail(api.post('/api/v1/timesheet-entries', entry('2026-03-05', 4)))).toMatchObject({ reason: 'parentLocked', state: 'locked' });
+    expect(await conflictDetail(api.post(`/api/v1/timesheet-entries/${a.id}/reopen`))).toMatchObject({ reason: 'parentLocked' });
+    expect(await conflictDetail(api.post(`/api/v1/timesheet-entries/${c.id}/submit`))).toMatchObject({ reason: 'parentLocked' });
+    expect((await ok(api.get(`/api/v1/timesheet-entries/${a.id}`))).state).toBe('approved');
+  });
 });
 
 describe('projects', () => {
@@ -372,7 +394,7 @@ describe('shipping', () => {
   let merchantId: string;
   beforeAll(async () => { merchantId = customerId; });
   const shipment = (over: Record<string, unknown> = {}) => ({
-    awb: 'AWB1001', merchantId, consigneeName: 'Huda', consigneePhone: '0551234567', deliveryAddress: 'Al-Malaz, Riyadh', destinationCity: 'Riyadh',
+    merchantId, consigneeName: 'Huda', consigneePhone: '0551234567', deliveryAddress: 'Al-Malaz, Riyadh', destinationCity: 'Riyadh',
     serviceLevel: 'next_day', weightKg: 2.5, codAmount: 349.99, collectionMethod: 'cash', ...over,
   });
 
@@ -387,7 +409,11 @@ describe('shipping', () => {
     expect(await conflict(api.post(`/api/v1/shipments/${s.id}/dispatch`))).toContain('Three delivery attempts failed');
     expect(await ok(api.post(`/api/v1/shipments/${s.id}/returnToMerchant`, { reason: 'max_attempts' }))).toMatchObject({ state: 'returned', returnReason: 'max_attempts' });
 
-    const d = await created(api.post('/api/v1/shipments', shipment({ awb: 'AWB1002' })));
+    const d = await created(api.post('/api/v1/shipments', shipment()));
+    // Waybills from one series, the next number each.
+    expect(s.awb).toMatch(new RegExp(`^AWB-${new Date().getUTCFullYear()}-\\d{7}$`));
+    expect(Number(d.awb.slice(-7))).toBe(Number(s.awb.slice(-7)) + 1);
+    expect((await refused(api.post('/api/v1/shipments', shipment({ awb: 'AWB1' })))).pointers).toEqual(['/awb']);
     await ok(api.post(`/api/v1/shipments/${d.id}/scanIn`));
     await ok(api.post(`/api/v1/shipments/${d.id}/dispatch`));
     await conflict(api.patch(`/api/v1/shipments/${d.id}`, { codAmount: 1 }));
@@ -395,10 +421,32 @@ describe('shipping', () => {
     expect(await ok(api.post(`/api/v1/shipments/${d.id}/deliver`, { receivedBy: 'Huda' }))).toMatchObject({ state: 'delivered', codStatus: 'collected', receivedBy: 'Huda' });
   });
 
-  it('a driver 12.50 short explains it; a remittance of 10,000 less 1,250.75 of fees pays 8,749.25; a claim settles at most what was claimed', async () => {
-    const cash = { driverId: employeeId, hub: 'RUH-1', cashupDate: '2026-02-02', expectedAmount: 4_312.5, countedAmount: 4_300 };
+  it('a route collects 500 on delivery and its driver, 12.50 short, explains it; a remittance of 10,000 less 1,250.75 of fees pays 8,749.25; a claim settles at most what was claimed', async () => {
+    // The route's cash on delivery: 349.99 and 150.01 delivered, 500 not delivered, one prepaid.
+    const route = await created(api.post('/api/v1/delivery-routes', { hub: 'RUH-1', routeDate: '2026-02-02', driverId: employeeId }));
+    const onRoute = async (over: Record<string, unknown>, deliver: boolean) => {
+      const x = await created(api.post('/api/v1/shipments', shipment({ routeId: route.id, ...over })));
+      await ok(api.post(`/api/v1/shipments/${x.id}/scanIn`));
+      await ok(api.post(`/api/v1/shipments/${x.id}/dispatch`));
+      if (deliver) await ok(api.post(`/api/v1/shipments/${x.id}/deliver`, { receivedBy: 'Consignee' }));
+      else await ok(api.post(`/api/v1/shipments/${x.id}/failDelivery`, { reason: 'closed' }));
+    };
+    await onRoute({ codAmount: 349.99 }, true);
+    await onRoute({ codAmount: 150.01 }, true);
+    await onRoute({ codAmount: 0, collectionMethod: undefined }, true);
+    await onRoute({ codAmount: 500 }, false);
+    expect(await ok(api.get(`/api/v1/delivery-routes/${route.id}`))).toMatchObject({ shipmentCount: 4, codShipments: 2, codCollected: 500 });
+    const cash = { routeId: route.id, hub: 'RUH-1', cashupDate: '2026-02-02', countedAmount: 487.5 };
+    expect(await refused(api.post('/api/v1/driver-cashups', { ...cash, varianceNote: 'x' }))).toEqual({ pointers: ['/routeId'], messages: ['Cash up a route once it is completed'] });
+    await ok(api.post(`/api/v1/delivery-routes/${route.id}/dispatch`));
+    await ok(api.post(`/api/v1/delivery-routes/${route.id}/complete`));
     expect((await refused(api.post('/api/v1/driver-cashups', cash))).pointers).toEqual(['/varianceNote']);
-    expect(await created(api.post('/api/v1/driver-cashups', { ...cash, varianceNote: 'Change given twice' }))).toMatchObject({ variance: -12.5 });
+    expect((await refused(api.post('/api/v1/driver-cashups', { ...cash, expectedAmount: 487.5 }))).pointers).toEqual(['/expectedAmount']);
+    const up = await created(api.post('/api/v1/driver-cashups', { ...cash, varianceNote: 'Change given twice' }));
+    expect(up).toMatchObject({ driverId: employeeId, shipmentCount: 2, expectedAmount: 500, variance: -12.5 });
+    expect(await conflictDetail(api.post('/api/v1/driver-cashups', { ...cash, countedAmount: 500 }))).toMatchObject({ reason: 'unique', field: 'routeId', other: up.id });
+    const lh = await created(api.post('/api/v1/linehaul-manifests', { originHub: 'RUH-1', destinationHub: 'JED-2', departureDate: '2026-02-03' }));
+    expect(lh.manifestNumber).toBe('LH-2026-00001');
 
     const rem = await created(api.post('/api/v1/cod-remittances', { merchantId, periodFrom: '2026-02-01', periodTo: '2026-02-07', shipmentCount: 40, codAmount: 10_000, fees: 1_250.75 }));
     expect(rem.netAmount).toBe(8_749.25);
@@ -406,7 +454,7 @@ describe('shipping', () => {
     expect(await ok(api.post(`/api/v1/cod-remittances/${rem.id}/remit`, { paymentReference: 'SARIE-998877' }))).toMatchObject({ state: 'remitted', paymentReference: 'SARIE-998877' });
     await conflict(api.patch(`/api/v1/cod-remittances/${rem.id}`, { fees: 0 }));
 
-    const shipmentId = (await created(api.post('/api/v1/shipments', shipment({ awb: 'AWB1003' })))).id;
+    const shipmentId = (await created(api.post('/api/v1/shipments', shipment()))).id;
     const claim = await created(api.post('/api/v1/shipping-claims', { shipmentId, merchantId, claimType: 'damaged', claimedAmount: 349.99 }));
     expect(await conflict(api.post(`/api/v1/shipping-claims/${claim.id}/settle`, { settledAmount: 400 }))).toContain('exceeds the amount claimed');
     expect(await ok(api.post(`/api/v1/shipping-claims/${claim.id}/settle`, { settledAmount: 300 }))).toMatchObject({ state: 'settled', settledAmount: 300 });
@@ -426,6 +474,21 @@ describe('planning', () => {
     await ok(api.post(`/api/v1/planning-shifts/${s.id}/publish`));
     await conflict(api.patch(`/api/v1/planning-shifts/${s.id}`, { breakMinutes: 0 }));
   });
+
+  it('a week counts its shifts and hours, each shift inside the week; once published it takes no more', async () => {
+    const w = await created(api.post('/api/v1/planning-weeks', { weekStart: '2026-03-01', location: 'Jeddah store' }));
+    expect(await conflict(api.post(`/api/v1/planning-weeks/${w.id}/publish`))).toContain('Plan at least one shift');
+    const shift = (date: string, over: Record<string, unknown> = {}) => ({ weekId: w.id, employeeId, date, startTime: '08:00', endTime: '16:00', breakMinutes: 60, ...over });
+    await created(api.post('/api/v1/planning-shifts', shift('2026-03-01')));
+    const night = await created(api.post('/api/v1/planning-shifts', shift('2026-03-07', { startTime: '22:00', endTime: '06:00', breakMinutes: 30 })));
+    for (const date of ['2026-03-08', '2026-02-28']) {
+      expect(await refused(api.post('/api/v1/planning-shifts', shift(date)))).toEqual({ pointers: ['/date'], messages: ['The shift is outside its planning week'] });
+    }
+    expect(await ok(api.get(`/api/v1/planning-weeks/${w.id}`))).toMatchObject({ shiftCount: 2, plannedHours: 14.5 });
+    await ok(api.post(`/api/v1/planning-shifts/${night.id}/cancel`));
+    expect(await ok(api.post(`/api/v1/planning-weeks/${w.id}/publish`))).toMatchObject({ state: 'published', shiftCount: 1, plannedHours: 7 });
+    expect(await conflictDetail(api.post('/api/v1/planning-shifts', shift('2026-03-02')))).toMatchObject({ reason: 'parentLocked', state: 'published' });
+  });
 });
 
 describe('recruitment', () => {
@@ -442,11 +505,39 @@ describe('recruitment', () => {
     expect(await conflict(api.post(`/api/v1/job-offers/${offer.id}/send`))).toContain('Say until when the offer is valid');
     expect((await refused(api.patch(`/api/v1/job-offers/${offer.id}`, { validUntil: '2026-04-15' }))).pointers).toEqual(['/validUntil']);
     await ok(api.patch(`/api/v1/job-offers/${offer.id}`, { validUntil: '2026-03-01' }));
+    // An offer goes to a candidate who was interviewed: sending it moves the application to the offer stage.
+    expect(await conflictDetail(api.post(`/api/v1/job-offers/${offer.id}/send`))).toMatchObject({ effectOn: 'applicationId', effectDoes: 'applicationId → moveToOffer' });
+    for (const t of ['screen', 'shortlist']) await ok(api.post(`/api/v1/job-applications/${app.id}/${t}`));
     await ok(api.post(`/api/v1/job-offers/${offer.id}/send`));
+    expect((await ok(api.get(`/api/v1/job-applications/${app.id}`))).state).toBe('offer');
     await conflict(api.patch(`/api/v1/job-offers/${offer.id}`, { monthlySalary: 13_000 }));
+    await ok(api.post(`/api/v1/job-offers/${offer.id}/accept`));
+    expect(await ok(api.get(`/api/v1/job-applications/${app.id}`))).toMatchObject({ state: 'accepted', startDate: '2026-04-01' });
+    expect(await ok(api.post(`/api/v1/job-applications/${app.id}/hire`, { employeeId, startDate: '2026-04-05' }))).toMatchObject({ state: 'hired', employeeId, startDate: '2026-04-05' });
+    expect((await ok(api.get(`/api/v1/job-openings/${jobId}`))).filled).toBe(1);
+  });
 
-    for (const t of ['screen', 'shortlist', 'moveToOffer']) await ok(api.post(`/api/v1/job-applications/${app.id}/${t}`));
-    expect(await ok(api.post(`/api/v1/job-applications/${app.id}/hire`, { employeeId, startDate: '2026-04-01' }))).toMatchObject({ state: 'hired', employeeId, startDate: '2026-04-01' });
+  it('an opening of one position hires one; a declined offer rejects its application', async () => {
+    const jobId = (await created(api.post('/api/v1/job-openings', { title: 'Storekeeper', positions: 1 }))).id;
+    const candidate = async (candidateName: string) => {
+      const a = await created(api.post('/api/v1/job-applications', { jobId, candidateName }));
+      for (const t of ['screen', 'shortlist']) await ok(api.post(`/api/v1/job-applications/${a.id}/${t}`));
+      const o = await created(api.post('/api/v1/job-offers', { applicationId: a.id, jobTitle: 'Storekeeper', monthlySalary: 5_000, startDate: '2026-05-01', validUntil: '2026-04-15' }));
+      await ok(api.post(`/api/v1/job-offers/${o.id}/send`));
+      return { a, o };
+    };
+    const first = await candidate('Majed');
+    const second = await candidate('Turki');
+    const third = await candidate('Salem');
+    await ok(api.post(`/api/v1/job-offers/${third.o.id}/decline`));
+    expect(await ok(api.get(`/api/v1/job-applications/${third.a.id}`))).toMatchObject({ state: 'rejected', rejectionReason: 'Declined the offer' });
+    for (const c of [first, second]) await ok(api.post(`/api/v1/job-offers/${c.o.id}/accept`));
+    await ok(api.post(`/api/v1/job-applications/${first.a.id}/hire`, { employeeId, startDate: '2026-05-01' }));
+    const full = await conflictDetail(api.post(`/api/v1/job-applications/${second.a.id}/hire`, { employeeId, startDate: '2026-05-01' }));
+    expect(full).toMatchObject({ reason: 'parentRule' });
+    expect(JSON.stringify(full.problems)).toContain('Every position of the opening is filled');
+    expect(await ok(api.get(`/api/v1/job-openings/${jobId}`))).toMatchObject({ positions: 1, filled: 1 });
+    expect((await ok(api.get(`/api/v1/job-applications/${second.a.id}`))).state).toBe('accepted');
   });
 });
 
@@ -504,12 +595,24 @@ describe('referrals', () => {
 });
 
 describe('training', () => {
-  it('a session counts its days and closes with attendance within its seats; an induction completes when its checklist is done', async () => {
+  it('a session of two seats takes two approvals, completes once each has a result and counts them; an induction completes when its checklist is done', async () => {
     const courseId = (await created(api.post('/api/v1/training-courses', { name: 'First aid' }))).id;
-    const s = await created(api.post('/api/v1/training-sessions', { courseId, startDate: '2026-03-01', endDate: '2026-03-03', seats: 12 }));
-    expect(s.days).toBe(3);
-    expect(await conflict(api.post(`/api/v1/training-sessions/${s.id}/complete`, { attendedCount: 13, passedCount: 10 }))).toContain('more attended than seats');
-    expect(await ok(api.post(`/api/v1/training-sessions/${s.id}/complete`, { attendedCount: 11, passedCount: 10 }))).toMatchObject({ state: 'completed', attendedCount: 11, passedCount: 10 });
+    const s = await created(api.post('/api/v1/training-sessions', { courseId, startDate: '2026-03-01', endDate: '2026-03-03', seats: 2 }));
+    expect(s).toMatchObject({ days: 3, enrolledCount: 0, attendedCount: 0 });
+    // Two seats: the third approval is refused; the session completes once each has a result, and counts them.
+    const people = [employeeId];
+    for (const fullName of ['Yousef Al-Dosari', 'Amal Al-Otaibi']) people.push((await created(api.post('/api/v1/employees', { fullName, jobTitle: 'Picker', joinDate: '2025-06-01' }))).id);
+    const enrolled: string[] = [];
+    for (const id of people) enrolled.push((await created(api.post('/api/v1/training-enrolments', { employeeId: id, courseId, sessionId: s.id }))).id);
+    for (const id of enrolled.slice(0, 2)) await ok(api.post(`/api/v1/training-enrolments/${id}/approve`));
+    expect(await conflictDetail(api.post(`/api/v1/training-enrolments/${enrolled[2]}/approve`))).toMatchObject({ reason: 'parentRule' });
+    expect(await conflict(api.post(`/api/v1/training-sessions/${s.id}/complete`))).toContain('Record the result of every enrolled employee');
+    await ok(api.patch(`/api/v1/training-enrolments/${enrolled[0]}`, { result: 'passed' }));
+    await ok(api.patch(`/api/v1/training-enrolments/${enrolled[1]}`, { result: 'failed' }));
+    expect(await ok(api.post(`/api/v1/training-sessions/${s.id}/complete`))).toMatchObject({ state: 'completed', enrolledCount: 2, attendedCount: 2, passedCount: 1, pendingResults: 0 });
+    expect(await conflictDetail(api.patch(`/api/v1/training-enrolments/${enrolled[1]}`, { result: 'passed' }))).toMatchObject({ reason: 'parentLocked', state: 'completed' });
+    const otherCourse = (await created(api.post('/api/v1/training-courses', { name: 'Forklift' }))).id;
+    expect((await refused(api.post('/api/v1/training-enrolments', { employeeId, courseId: otherCourse, sessionId: s.id }))).pointers).toEqual(['/sessionId']);
 
     const ind = await created(api.post('/api/v1/training-inductions', { employeeId, programme: 'Warehouse', dueDate: '2026-03-31',
       checklist: [{ item: 'Safety walk', done: true, doneOn: '2026-03-02' }, { item: 'Forklift briefing' }, { item: 'HR forms' }, { item: 'IT account', done: true, doneOn: '2026-03-02' }] }));
