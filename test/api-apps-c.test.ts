@@ -305,6 +305,13 @@ describe('subscriptions', () => {
     await conflict(api.patch(`/api/v1/subscriptions/${sub.id}`, { amount: 1 }));
     expect((await refused(api.post('/api/v1/subscriptions', { customerId, planId, amount: 0, startDate: '2026-02-01', vatAmount: 1 }))).pointers).toEqual(['/vatAmount']);
   });
+
+  it('a subscription takes its plan\'s price unless given one; a plan code is used once', async () => {
+    const plan = await created(api.post('/api/v1/subscription-plans', { code: 'TEAM-Y', name: 'Team yearly', interval: 'year', price: 2_990 }));
+    expect(await created(api.post('/api/v1/subscriptions', { customerId, planId: plan.id, startDate: '2026-03-01' }))).toMatchObject({ amount: 2_990, vatAmount: 448.5, totalPerPeriod: 3_438.5 });
+    expect(await created(api.post('/api/v1/subscriptions', { customerId, planId: plan.id, startDate: '2026-03-01', amount: 2_500 }))).toMatchObject({ amount: 2_500, totalPerPeriod: 2_875 });
+    expect(await conflictDetail(api.post('/api/v1/subscription-plans', { code: 'TEAM-Y', name: 'Team yearly (copy)', interval: 'year', price: 1 }))).toMatchObject({ reason: 'unique', field: 'code', other: plan.id });
+  });
 });
 
 describe('pharmacy', () => {
@@ -551,7 +558,13 @@ describe('quality', () => {
     expect(await ok(api.post(`/api/v1/quality-checks/${c.id}/fail`, { note: 'Oversize by 0.1 mm' }))).toMatchObject({ state: 'failed', note: 'Oversize by 0.1 mm' });
     expect((await refused(api.post('/api/v1/quality-checks', { ...check(10), toleranceMin: 11 }))).pointers).toEqual(['/toleranceMax']);
 
-    const ncr = await created(api.post('/api/v1/nonconformance-reports', { ncrNumber: 'NCR-1', checkId: c.id, productId, lotNumber: 'L-9', quantityAffected: 40, severity: 'major', disposition: 'rework' }));
+    // An NCR is raised from a failed check, takes its product from it and is numbered from the year's series.
+    const ncrBody = { lotNumber: 'L-9', quantityAffected: 40, severity: 'major', disposition: 'rework' };
+    const todo = (await ok(api.get('/api/v1/quality-checks?state=todo'))) as unknown as { id: string }[];
+    expect(await refused(api.post('/api/v1/nonconformance-reports', { ...ncrBody, checkId: todo[0].id }))).toEqual({ pointers: ['/checkId'], messages: ['A nonconformance is raised from a failed check'] });
+    expect((await refused(api.post('/api/v1/nonconformance-reports', { ...ncrBody, checkId: c.id, ncrNumber: 'NCR-1' }))).pointers).toEqual(['/ncrNumber']);
+    const ncr = await created(api.post('/api/v1/nonconformance-reports', { ...ncrBody, checkId: c.id }));
+    expect(ncr).toMatchObject({ ncrNumber: `NCR-${new Date().getUTCFullYear()}-0001`, productId });
     expect(await conflict(api.post(`/api/v1/nonconformance-reports/${ncr.id}/close`))).toContain('root cause');
     await ok(api.patch(`/api/v1/nonconformance-reports/${ncr.id}`, { rootCause: 'Worn tool', correctiveAction: 'Tool change every 500 parts' }));
     await ok(api.post(`/api/v1/nonconformance-reports/${ncr.id}/close`));
@@ -572,7 +585,7 @@ describe('payment links', () => {
 
 describe('plm', () => {
   it('a change moves to a new revision, needs its reason to be submitted, and a rejection keeps why', async () => {
-    const change = { changeNumber: 'ECO-1', title: 'Thicker bracket', productId, changeType: 'drawing', fromRevision: 'B', toRevision: 'B' };
+    const change = { title: 'Thicker bracket', productId, changeType: 'drawing', fromRevision: 'B', toRevision: 'B' };
     expect((await refused(api.post('/api/v1/engineering-changes', change))).pointers).toEqual(['/toRevision']);
     const c = await created(api.post('/api/v1/engineering-changes', { ...change, toRevision: 'C' }));
     expect(await conflict(api.post(`/api/v1/engineering-changes/${c.id}/submit`))).toContain('Say why the change is needed');
@@ -581,13 +594,44 @@ describe('plm', () => {
     await conflict(api.patch(`/api/v1/engineering-changes/${c.id}`, { toRevision: 'D' }));
     expect(await ok(api.post(`/api/v1/engineering-changes/${c.id}/reject`, { reason: 'Cost study missing' }))).toMatchObject({ state: 'rejected', decisionNote: 'Cost study missing' });
   });
+
+  it('numbers change orders from the year\'s series; applying one releases revision C from its date and makes B obsolete', async () => {
+    const revision = async (rev: string) => created(api.post('/api/v1/product-revisions', { productId, revision: rev }));
+    const b = await revision('B');
+    await ok(api.post(`/api/v1/product-revisions/${b.id}/release`, { effectiveOn: '2025-06-01' }));
+    const [c, d] = [await revision('C'), await revision('D')];
+    const eco = (over: Record<string, unknown>) => created(api.post('/api/v1/engineering-changes', { title: 'Thicker bracket', productId, changeType: 'drawing', fromRevision: 'B', toRevision: 'C', reason: 'Cracks in field returns', oldRevisionId: b.id, ...over }));
+    const approve = async (id: string) => {
+      await ok(api.post(`/api/v1/engineering-changes/${id}/submit`));
+      await ok(api.post(`/api/v1/engineering-changes/${id}/approve`, {}));
+    };
+    // A change naming revision D as its C is refused when applied, and nothing moves.
+    const wrong = await eco({ newRevisionId: d.id });
+    await approve(wrong.id);
+    expect((await refused(api.post(`/api/v1/engineering-changes/${wrong.id}/apply`, { effectiveOn: '2026-04-01' }))).pointers).toEqual(['/newRevisionId']);
+    expect((await ok(api.get(`/api/v1/product-revisions/${d.id}`))).state).toBe('draft');
+    const right = await eco({ newRevisionId: c.id });
+    expect(Number(right.changeNumber.slice(-4))).toBe(Number(wrong.changeNumber.slice(-4)) + 1);
+    expect(right.changeNumber).toMatch(new RegExp(`^ECO-${new Date().getUTCFullYear()}-\\d{4}$`));
+    await approve(right.id);
+    expect(await ok(api.post(`/api/v1/engineering-changes/${right.id}/apply`, { effectiveOn: '2026-04-01' }))).toMatchObject({ state: 'applied', effectiveOn: '2026-04-01' });
+    expect(await ok(api.get(`/api/v1/product-revisions/${c.id}`))).toMatchObject({ state: 'released', effectiveOn: '2026-04-01' });
+    expect((await ok(api.get(`/api/v1/product-revisions/${b.id}`))).state).toBe('obsolete');
+  });
 });
 
 describe('referrals', () => {
   it('a reward is not paid before it is payable (after probation)', async () => {
     const jobId = (await created(api.post('/api/v1/job-openings', { title: 'Engineer' }))).id;
     const referralId = (await created(api.post('/api/v1/referrals', { referrerId: employeeId, jobId, candidateName: 'Majed' }))).id;
-    const reward = await created(api.post('/api/v1/referral-rewards', { referralId, referrerId: employeeId, amount: 3_000, payableAfter: '2026-07-01' }));
+    // A reward is for a hired referral, goes to its referrer, once.
+    expect(await refused(api.post('/api/v1/referral-rewards', { referralId, amount: 3_000 }))).toEqual({ pointers: ['/referralId'], messages: ['A reward is for a referral that was hired'] });
+    for (const t of ['accept', 'markHired']) await ok(api.post(`/api/v1/referrals/${referralId}/${t}`));
+    const someoneElse = (await created(api.post('/api/v1/employees', { fullName: 'Bandar Al-Zahrani', jobTitle: 'Engineer', joinDate: '2024-05-01' }))).id;
+    expect((await refused(api.post('/api/v1/referral-rewards', { referralId, referrerId: someoneElse, amount: 3_000 }))).pointers).toEqual(['/referrerId']);
+    const reward = await created(api.post('/api/v1/referral-rewards', { referralId, amount: 3_000, payableAfter: '2026-07-01' }));
+    expect(reward.referrerId).toBe(employeeId);
+    expect(await conflictDetail(api.post('/api/v1/referral-rewards', { referralId, amount: 1_000 }))).toMatchObject({ reason: 'unique', field: 'referralId', other: reward.id });
     await ok(api.post(`/api/v1/referral-rewards/${reward.id}/approve`));
     expect(await conflict(api.post(`/api/v1/referral-rewards/${reward.id}/pay`, { paidVia: 'payroll', paidOn: '2026-06-30' }))).toContain('not payable yet');
     expect(await ok(api.post(`/api/v1/referral-rewards/${reward.id}/pay`, { paidVia: 'payroll', paidOn: '2026-07-27' }))).toMatchObject({ state: 'paid', paidVia: 'payroll', paidOn: '2026-07-27' });
@@ -632,7 +676,10 @@ describe('training', () => {
 
 describe('valet', () => {
   it('a lost ticket adds its fee (50 + 100) and the car is released only after an ID check', async () => {
-    const t = await created(api.post('/api/v1/valet-tickets', { ticketNumber: 'V-1', site: 'Hotel', plateNumber: 'ABC 1234', fee: 50 }));
+    const t = await created(api.post('/api/v1/valet-tickets', { site: 'Hotel', plateNumber: 'ABC 1234', fee: 50 }));
+    const next = await created(api.post('/api/v1/valet-tickets', { site: 'Hotel', plateNumber: 'XYZ 9876', fee: 50 }));
+    expect(t.ticketNumber).toBe(`VT-${new Date().getUTCFullYear()}-000001`);
+    expect(next.ticketNumber).toBe(`VT-${new Date().getUTCFullYear()}-000002`);
     expect((await refused(api.patch(`/api/v1/valet-tickets/${t.id}`, { ticketLost: true }))).pointers).toEqual(['/lostTicketFee']);
     expect(await ok(api.patch(`/api/v1/valet-tickets/${t.id}`, { ticketLost: true, lostTicketFee: 100 }))).toMatchObject({ totalFee: 150 });
     expect((await refused(api.post(`/api/v1/valet-tickets/${t.id}/park`, {}))).pointers).toEqual(['/bay']);
@@ -654,6 +701,13 @@ describe('voip', () => {
     expect(await ok(api.post(`/api/v1/phone-calls/${c.id}/hangUp`, { durationSeconds: 61 }))).toMatchObject({ state: 'completed', durationSeconds: 61, billableMinutes: 2 });
     const m = await created(api.post('/api/v1/phone-calls', call));
     expect(await ok(api.post(`/api/v1/phone-calls/${m.id}/markMissed`, { reason: 'outside_hours' }))).toMatchObject({ state: 'missed', missedReason: 'outside_hours', billableMinutes: 0 });
+  });
+
+  it('an extension number is used once', async () => {
+    const ext = await created(api.post('/api/v1/phone-extensions', { number: '204', employeeId }));
+    expect(await conflictDetail(api.post('/api/v1/phone-extensions', { number: '204' }))).toMatchObject({ reason: 'unique', field: 'number', other: ext.id });
+    const other = await created(api.post('/api/v1/phone-extensions', { number: '205' }));
+    expect(await conflictDetail(api.patch(`/api/v1/phone-extensions/${other.id}`, { number: '204' }))).toMatchObject({ reason: 'unique', other: ext.id });
   });
 });
 
@@ -708,10 +762,16 @@ describe('sign', () => {
     const e = await created(api.post('/api/v1/sign-envelopes', { title: 'NDA' }));
     expect(await conflict(api.post(`/api/v1/sign-envelopes/${e.id}/send`))).toContain('SHA-256');
     expect((await refused(api.patch(`/api/v1/sign-envelopes/${e.id}`, { documentSha256: 'ABC' }))).pointers).toEqual(['/documentSha256']);
-    await ok(api.patch(`/api/v1/sign-envelopes/${e.id}`, { documentSha256: 'a'.repeat(64) }));
-    await ok(api.post(`/api/v1/sign-envelopes/${e.id}/send`));
+    await ok(api.patch(`/api/v1/sign-envelopes/${e.id}`, { documentSha256: 'a'.repeat(64), signingOrder: 'sequential' }));
+    // A copy is not a signer: the envelope goes out only with one; in sequence, each recipient has a routing order.
+    const cc = await created(api.post('/api/v1/sign-recipients', { envelopeId: e.id, name: 'Legal', email: 'legal@example.sa', role: 'cc', routingOrder: 3 }));
+    expect(await conflict(api.post(`/api/v1/sign-envelopes/${e.id}/send`))).toContain('at least one signer');
+    expect(await refused(api.post('/api/v1/sign-recipients', { envelopeId: e.id, name: 'CEO', email: 'ceo@example.sa', role: 'signer' }))).toEqual({ pointers: ['/routingOrder'], messages: ['A sequential envelope gives each recipient a routing order'] });
+    await created(api.post('/api/v1/sign-recipients', { envelopeId: e.id, name: 'CEO', email: 'ceo@example.sa', role: 'signer', routingOrder: 1 }));
+    await created(api.post('/api/v1/sign-recipients', { envelopeId: e.id, name: 'CFO', email: 'cfo@example.sa', role: 'approver', routingOrder: 2 }));
+    expect(await ok(api.post(`/api/v1/sign-envelopes/${e.id}/send`))).toMatchObject({ state: 'sent', signerCount: 2 });
     await conflict(api.patch(`/api/v1/sign-envelopes/${e.id}`, { documentSha256: 'b'.repeat(64) }));
-    const cc = await created(api.post('/api/v1/sign-recipients', { envelopeId: e.id, name: 'Legal', email: 'legal@example.sa', role: 'cc' }));
+    expect(await conflictDetail(api.post('/api/v1/sign-recipients', { envelopeId: e.id, name: 'Late', email: 'late@example.sa', role: 'signer', routingOrder: 4 }))).toMatchObject({ reason: 'parentLocked', state: 'sent' });
     expect(await conflict(api.post(`/api/v1/sign-recipients/${cc.id}/sign`))).toContain('does not sign');
     expect(await ok(api.post(`/api/v1/sign-envelopes/${e.id}/void`, { reason: 'Wrong counterparty' }))).toMatchObject({ state: 'voided', voidReason: 'Wrong counterparty' });
   });
