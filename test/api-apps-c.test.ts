@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Host } from '../core/host.ts';
 import { firstPartySources } from '../core/apps/app-source.ts';
 import { buildHost } from './db.ts';
-import { ARABIC, createCompany, createCustomer, expectError, type Client, type Res, type TestCompany } from './helpers.ts';
+import { ARABIC, createCompany, createCustomer, expectError, invoiceBody, type Client, type Res, type TestCompany } from './helpers.ts';
 
 const APPS = [
   'invoicing', 'employees', 'ecommerce', 'emr', 'pos', 'restaurant', 'rental', 'property', 'subscriptions', 'pharmacy',
@@ -581,6 +581,15 @@ describe('payment links', () => {
       .toMatchObject({ state: 'paid', fee: 17.25, netAmount: 1_132.75, transactionRef: 'HP-77812' });
     await conflict(api.patch(`/api/v1/payment-links/${link.id}`, { amount: 1 }));
   });
+
+  it('a link for an invoice asks for its total from its customer unless given less, never a halala more', async () => {
+    const invoice = await created(api.post('/api/v1/invoices', invoiceBody(customerId, { lines: [{ description: 'Consulting', quantity: 1, unitPrice: 1_000 }] })));
+    const total = invoice.total as number;
+    expect(total).toBeGreaterThanOrEqual(1_000);
+    expect(await created(api.post('/api/v1/payment-links', { invoiceId: invoice.id, purpose: 'Invoice' }))).toMatchObject({ amount: total, customerId });
+    expect((await created(api.post('/api/v1/payment-links', { invoiceId: invoice.id, purpose: 'First half', amount: 500 }))).amount).toBe(500);
+    expect(await refused(api.post('/api/v1/payment-links', { invoiceId: invoice.id, purpose: 'Too much', amount: Math.round(total * 100 + 1) / 100 }))).toEqual({ pointers: ['/amount'], messages: ["The link asks for more than the invoice's total"] });
+  });
 });
 
 describe('plm', () => {
@@ -728,6 +737,17 @@ describe('storefronts', () => {
     const other = await created(api.post('/api/v1/storefront-orders', { ...order, externalOrderId: 'S-2' }));
     expect(await ok(api.post(`/api/v1/storefront-orders/${other.id}/cancel`, { reason: 'Out of stock' }))).toMatchObject({ state: 'cancelled', cancelReason: 'Out of stock' });
   });
+
+  it('a listing takes the product\'s price unless given one; committing more than is available is oversold, once', async () => {
+    const channelId = (await created(api.post('/api/v1/storefront-channels', { platform: 'zid', storeName: 'Qahwa Zid' }))).id;
+    const l = await created(api.post('/api/v1/storefront-listings', { channelId, productId, available: 5, committed: 3 }));
+    expect(l).toMatchObject({ price: 100, freeToSell: 2 });
+    expect((await created(api.post('/api/v1/storefront-listings', { channelId, productId, price: 95 }))).price).toBe(95);
+    await ok(api.patch(`/api/v1/storefront-listings/${l.id}`, { committed: 7 }));
+    await ok(api.patch(`/api/v1/storefront-listings/${l.id}`, { committed: 8 }));
+    const events = await host.storage.db.all<{ data: string }>("SELECT data FROM outbox WHERE company_id = ? AND topic = 'storefronts.inventory.oversold'", [company.company.id]);
+    expect(events.map((e) => JSON.parse(e.data)).filter((d) => d.id === l.id).map((d) => [d.committed, d.freeToSell])).toEqual([[7, -2]]);
+  });
 });
 
 describe('report builder', () => {
@@ -739,6 +759,11 @@ describe('report builder', () => {
     expect((await refused(api.post('/api/v1/report-schedules', { reportId: r.id, frequency: 'weekly', format: 'xlsx', recipients: rec }))).pointers).toEqual(['/recipients', '/recipients']);
     const sch = await created(api.post('/api/v1/report-schedules', { reportId: r.id, frequency: 'weekly', format: 'xlsx', recipients: [rec[0]] }));
     expect((await refused(api.post('/api/v1/report-runs', { scheduleId: sch.id, reportId: r.id, outcome: 'failed' }))).pointers).toEqual(['/error']);
+    // A run is of its schedule's report (the default); a report name is used once.
+    expect((await created(api.post('/api/v1/report-runs', { scheduleId: sch.id, outcome: 'sent', rowCount: 12, recipientCount: 1 }))).reportId).toBe(r.id);
+    const other = await created(api.post('/api/v1/custom-reports', { name: 'Open invoices', sourceResource: 'invoices', columns: [{ field: 'total' }] }));
+    expect(await refused(api.post('/api/v1/report-runs', { scheduleId: sch.id, reportId: other.id, outcome: 'sent' }))).toEqual({ pointers: ['/reportId'], messages: ["The run is of another report than its schedule's"] });
+    expect(await conflictDetail(api.post('/api/v1/custom-reports', { name: 'Open invoices', sourceResource: 'bills', columns: [{ field: 'total' }] }))).toMatchObject({ reason: 'unique', field: 'name', other: other.id });
   });
 });
 
@@ -801,6 +826,18 @@ describe('social marketing', () => {
     await ok(api.post(`/api/v1/social-posts/${p.id}/schedule`));
     expect(await ok(api.post(`/api/v1/social-posts/${p.id}/fail`, { error: 'Token expired' }))).toMatchObject({ state: 'failed', error: 'Token expired' });
   });
+
+  it('a post is as long as its network allows (281 characters is too long for X, not for LinkedIn); a disconnected account publishes nothing', async () => {
+    const x = await created(api.post('/api/v1/social-accounts', { network: 'x', handle: '@qahwa_sa' }));
+    const linkedin = await created(api.post('/api/v1/social-accounts', { network: 'linkedin', handle: 'qahwa' }));
+    expect(await refused(api.post('/api/v1/social-posts', { accountId: x.id, text: 'a'.repeat(281) }))).toEqual({ pointers: ['/text'], messages: ['The text is longer than the network allows (X 280, Snapchat 250, Instagram and TikTok 2,200, LinkedIn 3,000 characters)'] });
+    await created(api.post('/api/v1/social-posts', { accountId: x.id, text: 'a'.repeat(280) }));
+    const long = await created(api.post('/api/v1/social-posts', { accountId: linkedin.id, text: 'a'.repeat(281) }));
+    await ok(api.post(`/api/v1/social-accounts/${linkedin.id}/disconnect`));
+    expect(await conflict(api.post(`/api/v1/social-posts/${long.id}/publish`, {}))).toContain('Reconnect the account');
+    await ok(api.post(`/api/v1/social-accounts/${linkedin.id}/reconnect`));
+    expect((await ok(api.post(`/api/v1/social-posts/${long.id}/publish`, {}))).state).toBe('published');
+  });
 });
 
 describe('spreadsheet', () => {
@@ -820,6 +857,21 @@ describe('surveys', () => {
     await conflict(api.patch(`/api/v1/surveys/${s.id}`, { questions: [q] }));
     expect(await ok(api.patch(`/api/v1/surveys/${s.id}`, { closesOn: '2026-04-01' }))).toMatchObject({ closesOn: '2026-04-01' });
   });
+
+  it('a response is to an open survey and scores on its scale: NPS 0–10, CSAT 1–5', async () => {
+    const nps = await created(api.post('/api/v1/surveys', { title: 'NPS Q2', surveyType: 'nps', questions: [{ text: 'Recommend us?', questionType: 'score' }] }));
+    expect(await refused(api.post('/api/v1/survey-responses', { surveyId: nps.id, score: 9 }))).toEqual({ pointers: ['/surveyId'], messages: ['The survey is not open for responses'] });
+    await ok(api.post(`/api/v1/surveys/${nps.id}/open`));
+    for (const score of [11, 7.5]) expect((await refused(api.post('/api/v1/survey-responses', { surveyId: nps.id, score }))).pointers).toEqual(['/score']);
+    for (const score of [0, 10, 9]) await created(api.post('/api/v1/survey-responses', { surveyId: nps.id, score }));
+    expect((await ok(api.get(`/api/v1/surveys/${nps.id}`))).responseCount).toBe(3);
+    const csat = await created(api.post('/api/v1/surveys', { title: 'CSAT', surveyType: 'csat', questions: [{ text: 'Satisfied?', questionType: 'score' }] }));
+    await ok(api.post(`/api/v1/surveys/${csat.id}/open`));
+    expect((await refused(api.post('/api/v1/survey-responses', { surveyId: csat.id, score: 6 }, { 'accept-language': 'ar' }), 'ar')).pointers).toEqual(['/score']);
+    await created(api.post('/api/v1/survey-responses', { surveyId: csat.id, score: 5 }));
+    await ok(api.post(`/api/v1/surveys/${nps.id}/close`));
+    expect((await refused(api.post('/api/v1/survey-responses', { surveyId: nps.id, score: 8 }))).pointers).toEqual(['/surveyId']);
+  });
 });
 
 describe('website', () => {
@@ -829,6 +881,17 @@ describe('website', () => {
     expect((await ok(api.post(`/api/v1/websites/${site.id}/publish`))).version).toBe(1);
     expect((await ok(api.post(`/api/v1/websites/${site.id}/publish`))).version).toBe(2);
     expect((await refused(api.post('/api/v1/website-pages', { siteId: site.id, path: 'about us', title: 'About' }))).pointers).toEqual(['/path']);
+  });
+
+  it('a path is once per site, a domain once in the company', async () => {
+    const site = await created(api.post('/api/v1/websites', { name: 'Qahwa store', defaultLanguage: 'en', domain: 'store.qahwa.sa' }));
+    const other = await created(api.post('/api/v1/websites', { name: 'Qahwa careers', defaultLanguage: 'ar' }));
+    const about = await created(api.post('/api/v1/website-pages', { siteId: site.id, path: '/about', title: 'About' }));
+    expect(await conflictDetail(api.post('/api/v1/website-pages', { siteId: site.id, path: '/about', title: 'About us' }))).toMatchObject({ reason: 'unique', field: 'path', other: about.id });
+    await created(api.post('/api/v1/website-pages', { siteId: other.id, path: '/about', title: 'About' }));
+    expect(await conflictDetail(api.patch(`/api/v1/websites/${other.id}`, { domain: 'store.qahwa.sa' }))).toMatchObject({ reason: 'unique', field: 'domain', other: site.id });
+    const d = await created(api.post('/api/v1/website-domains', { siteId: site.id, domain: 'www.qahwa.sa', verificationMethod: 'cname' }));
+    expect(await conflictDetail(api.post('/api/v1/website-domains', { siteId: other.id, domain: 'www.qahwa.sa', verificationMethod: 'dns_txt' }))).toMatchObject({ reason: 'unique', other: d.id });
   });
 });
 
@@ -842,5 +905,26 @@ describe('whatsapp', () => {
     const contactId = (await created(api.post('/api/v1/whatsapp-contacts', { phone: '+966500000003' }))).id;
     const conversationId = (await created(api.post('/api/v1/whatsapp-conversations', { contactId }))).id;
     expect((await refused(api.post('/api/v1/whatsapp-messages', { conversationId, direction: 'inbound', messageType: 'image' }))).pointers).toEqual(['/mediaUrl']);
+  });
+
+  it('a template name is once per language; a broadcast goes out on an approved template only; a conversation counts its messages', async () => {
+    const tpl = (language: string) => ({ name: 'delivery_update', language, category: 'utility', body: 'Your order is on its way' });
+    const ar = await created(api.post('/api/v1/whatsapp-templates', tpl('ar')));
+    expect(ar.nameAndLanguage).toBe('delivery_update:ar');
+    const en = await created(api.post('/api/v1/whatsapp-templates', tpl('en')));
+    expect(await conflictDetail(api.post('/api/v1/whatsapp-templates', tpl('ar')))).toMatchObject({ reason: 'unique', field: 'nameAndLanguage', other: ar.id });
+    const b = await created(api.post('/api/v1/whatsapp-broadcasts', { name: 'Ramadan hours', templateId: en.id }));
+    expect(await conflict(api.post(`/api/v1/whatsapp-broadcasts/${b.id}/send`))).toContain('not approved by Meta');
+    await ok(api.post(`/api/v1/whatsapp-templates/${en.id}/submit`));
+    await ok(api.post(`/api/v1/whatsapp-templates/${en.id}/approve`));
+    expect((await ok(api.post(`/api/v1/whatsapp-broadcasts/${b.id}/send`))).state).toBe('sent');
+
+    const contactId = (await created(api.post('/api/v1/whatsapp-contacts', { phone: '+966500000004' }))).id;
+    const conversationId = (await created(api.post('/api/v1/whatsapp-conversations', { contactId }))).id;
+    await created(api.post('/api/v1/whatsapp-messages', { conversationId, direction: 'inbound', messageType: 'text', text: 'Is my order ready?' }));
+    const reply = await created(api.post('/api/v1/whatsapp-messages', { conversationId, direction: 'outbound', messageType: 'template', templateId: en.id }));
+    expect((await ok(api.get(`/api/v1/whatsapp-conversations/${conversationId}`))).messageCount).toBe(2);
+    expect((await api.delete(`/api/v1/whatsapp-messages/${reply.id}`)).statusCode).toBeLessThan(300);
+    expect((await ok(api.get(`/api/v1/whatsapp-conversations/${conversationId}`))).messageCount).toBe(1);
   });
 });
