@@ -779,6 +779,15 @@ describe('security ops', () => {
     await ok(api.post(`/api/v1/security-incidents/${i.id}/close`));
     const shift = { guardId: employeeId, site: 'HQ', shiftDate: '2026-03-02', startTime: '18:00', endTime: '06:00' };
     expect((await refused(api.post('/api/v1/guard-assignments', { ...shift, replacementGuardId: employeeId }))).pointers).toEqual(['/replacementGuardId']);
+    // A no-show's replacement is given the shift.
+    const a = await created(api.post('/api/v1/guard-assignments', { ...shift, postName: 'Gate 2' }));
+    const replacement = (await created(api.post('/api/v1/employees', { fullName: 'Fahad Al-Mutairi', jobTitle: 'Guard', joinDate: '2023-09-01' }))).id;
+    await ok(api.post(`/api/v1/guard-assignments/${a.id}/markNoShow`, { replacementGuardId: replacement }));
+    const covering = (await ok(api.get(`/api/v1/guard-assignments?guardId=${replacement}`))) as unknown as Record<string, unknown>[];
+    expect(covering).toEqual([expect.objectContaining({ site: 'HQ', shiftDate: '2026-03-02', startTime: '18:00', endTime: '06:00', state: 'scheduled', notes: 'Covering a no-show' })]);
+    const b = await created(api.post('/api/v1/guard-assignments', shift));
+    await ok(api.post(`/api/v1/guard-assignments/${b.id}/markNoShow`, {}));
+    expect(((await ok(api.get(`/api/v1/guard-assignments?guardId=${replacement}`))) as unknown as unknown[]).length).toBe(1);
   });
 });
 
@@ -845,6 +854,8 @@ describe('spreadsheet', () => {
     const wb = await created(api.post('/api/v1/workbooks', { title: 'Q1 sales' }));
     expect((await refused(api.post('/api/v1/workbook-sends', { workbookId: wb.id, format: 'xlsx', recipients: [{ email: 'a@b' }] }))).pointers).toEqual(['/recipients']);
     await created(api.post('/api/v1/workbook-sends', { workbookId: wb.id, format: 'xlsx', recipients: [{ email: 'ceo@example.sa' }] }));
+    await ok(api.post(`/api/v1/workbooks/${wb.id}/archive`));
+    expect(await refused(api.post('/api/v1/workbook-sends', { workbookId: wb.id, format: 'pdf', recipients: [{ email: 'ceo@example.sa' }] }))).toEqual({ pointers: ['/workbookId'], messages: ['An archived workbook is not sent'] });
   });
 });
 
