@@ -120,6 +120,7 @@ const addDays = (day: string, n: number) => isoDay(Date.parse(`${day}T00:00:00.0
  * number inside the range, once per book), annual leave draws on the employee's allocation.
  */
 let chequeNumber = 0;
+let periodWeeks = 0;
 const OVERRIDES: Record<string, (day: string) => Json | Promise<Json>> = {
   'hospital/admission': async () => ({ bedId: (await createDoc('hospital', 'bed', {})).id }),
   'cheques/book': () => ({ firstNumber: '1', lastNumber: '500', leaves: 500 }),
@@ -162,13 +163,23 @@ const OVERRIDES: Record<string, (day: string) => Json | Promise<Json>> = {
   'pharmacy/batch': (day) => ({ receivedOn: addDays(day, -30) }),
   'planning/shift': () => ({ startTime: '08:00', endTime: '16:00' }),
   'property/enquiry': () => ({ email: 'enquiry@example.sa' }),
-  'property/lease': (day) => ({ endDate: addDays(day, 364), ejarNumber: '10293847' }),
+  // Activating a lease occupies its unit: one unit per lease.
+  'property/lease': async (day) => ({ endDate: addDays(day, 364), ejarNumber: '10293847', unitId: (await createDoc('property', 'unit', {})).id }),
   'recruitment/application': () => ({ email: 'candidate@example.sa' }),
-  'recruitment/offer': (day) => ({ validUntil: day, startDate: addDays(day, 30) }),
+  // Sending an offer moves its application from interview to offer: an interviewed application per offer.
+  'recruitment/offer': async (day) => {
+    const application = await walkTo(typeOf('recruitment', 'application'), await createDoc('recruitment', 'application', {}), (s) => s === 'interview');
+    return { validUntil: day, startDate: addDays(day, 30), applicationId: application.id };
+  },
+  // A cash-up is of a completed route, once, and its expected cash is the route's (nothing delivered: 0).
+  'shipping/cashup': async () => {
+    const route = await walkTo(typeOf('shipping', 'route'), await createDoc('shipping', 'route', {}), (s) => s === 'completed');
+    return { routeId: route.id, countedAmount: 0 };
+  },
   'restaurant/order': () => ({ orderType: 'takeaway' }),
   'restaurant/reservation': () => ({ time: '20:00' }),
   'security-ops/assignment': () => ({ startTime: '08:00', endTime: '16:00' }),
-  'voip/extension': () => ({ number: '101' }),
+  'voip/extension': () => ({ number: String(100 + ++serial) }), // once in the company
   'report-builder/report': () => ({ columns: [{ field: 'total', aggregate: 'sum' }] }),
   'report-builder/schedule': () => ({ recipients: [{ email: 'cfo@example.sa' }] }),
   'sign/envelope': () => ({ documentSha256: 'a'.repeat(64) }),
@@ -176,19 +187,36 @@ const OVERRIDES: Record<string, (day: string) => Json | Promise<Json>> = {
   'sms-marketing/contact': () => ({ phone: '+966500000000' }),
   'sms-marketing/campaign': () => ({ senderName: 'DIWAN' }),
   'social-marketing/post': (day) => ({ scheduledOn: day, scheduledTime: '09:00' }),
-  'surveys/response': () => ({ respondentEmail: 'respondent@example.sa' }),
-  'website/site': () => ({ domain: 'example.sa' }),
-  'website/domain': () => ({ domain: 'example.sa', verificationToken: 'diwan-verify-1' }),
-  'website/page': () => ({ path: '/about' }),
+  // A response is to an open survey, with a score on every scale.
+  'surveys/response': async () => ({ respondentEmail: 'respondent@example.sa', score: 5, surveyId: (await walkTo(typeOf('surveys', 'survey'), await createDoc('surveys', 'survey', {}), (s) => s === 'open')).id }),
+  'website/site': () => ({ domain: `site${++serial}.example.sa` }), // a domain is one site's
+  'website/domain': () => ({ domain: `www${++serial}.example.sa`, verificationToken: 'diwan-verify-1' }),
+  'website/page': () => ({ path: `/about-${++serial}` }), // once per site
   'website/form': () => ({ notifyEmail: 'web@example.sa' }),
   'whatsapp/contact': () => ({ phone: '+966500000000' }),
-  'whatsapp/template': () => ({ name: 'order_ready' }),
+  'whatsapp/template': () => ({ name: `order_ready_${++serial}` }), // one template of a name per language
+  // A broadcast goes out on a template Meta approved.
+  'whatsapp/broadcast': async () => ({ templateId: (await walkTo(typeOf('whatsapp', 'template'), await createDoc('whatsapp', 'template', {}), (s) => s === 'approved')).id }),
   'whatsapp/message': () => ({ text: 'Hello' }),
   'spreadsheet/send': () => ({ recipients: [{ email: 'ceo@example.sa' }] }),
   'referrals/referral': () => ({ candidateEmail: 'friend@example.sa' }),
-  'timesheets/period': (day) => ({ periodEnd: addDays(day, 6) }),
+  // A reward is for a hired referral, once, and goes to its referrer (the default).
+  'referrals/reward': async () => ({ referrerId: undefined, referralId: (await walkTo(typeOf('referrals', 'referral'), await createDoc('referrals', 'referral', {}), (s) => s === 'hired')).id }),
+  // One period per range: each a week after the one before.
+  'timesheets/period': (day) => {
+    const periodStart = addDays(day, 7 * periodWeeks++);
+    return { periodStart, periodEnd: addDays(periodStart, 6) };
+  },
   'projects/project': (day) => ({ startDate: day }),
-  'quality/ncr': () => ({ disposition: 'rework' }),
+  // A nonconformance is raised from a failed check.
+  'quality/ncr': async () => ({ disposition: 'rework', checkId: (await walkTo(typeOf('quality', 'check'), await createDoc('quality', 'check', {}), (s) => s === 'failed')).id }),
+  // A change releases its new revision and makes the released one it replaces obsolete.
+  'plm/change': async () => {
+    const revision = typeOf('plm', 'revision');
+    const old = await walkTo(revision, await createDoc('plm', 'revision', { set: { revision: 'B' } }), (s) => s === 'released');
+    const next = await createDoc('plm', 'revision', { set: { revision: 'C' } });
+    return { fromRevision: 'B', toRevision: 'C', oldRevisionId: old.id, newRevisionId: next.id };
+  },
   'subscriptions/subscription': (day) => ({ trialEndsOn: addDays(day, 14), nextBillingDate: addDays(day, 30) }),
   'training/induction': (day) => ({ checklist: [{ item: 'Safety walk', done: true, doneOn: day }] }),
   'shipping/linehaul': () => ({ sealNumber: 'SEAL-1' }),
@@ -228,6 +256,13 @@ const FIXUPS: Record<string, (body: Json) => Promise<void> | void> = {
   'shipping/linehaul': async (b) => {
     if (!Array.isArray(b.shipments) || !b.shipments.length) b.shipments = [{ shipmentId: (await refDoc('shipping', 'shipment', [])).id }];
   },
+};
+
+/** What a transition's guard needs done first (`app/type/transition`): a week publishes with a shift planned, a bill is paid with an item on it, an envelope goes out to a signer. */
+const BEFORE: Record<string, (doc: Doc) => Promise<unknown>> = {
+  'planning/week/publish': (doc) => createDoc('planning', 'shift', { set: { weekId: doc.id, date: doc.weekStart } }),
+  'restaurant/order/pay': (doc) => createDoc('restaurant', 'line', { set: { orderId: doc.id } }),
+  'sign/envelope/send': (doc) => createDoc('sign', 'recipient', { set: { envelopeId: doc.id, role: 'signer', routingOrder: 1 } }),
 };
 
 /** Transition bodies a guard refuses when generated (`app/type/transition` → the inputs to use). */
@@ -386,6 +421,7 @@ async function inputFor(t: TypeRef, name: string, doc: Doc): Promise<Json | unde
 }
 
 async function transitionDoc(t: TypeRef, doc: Doc, name: string): Promise<Doc> {
+  await BEFORE[`${t.app}/${t.decl.name}/${name}`]?.(doc);
   const res = await call('POST', `/api/v1/${t.decl.resource}/${doc.id}/${name}`, await inputFor(t, name, doc), `/api/v1/${t.decl.resource}/:id/${name}`);
   return (await expectStatus(res, 200, `${name} ${t.app}/${t.decl.name}`)).data as Doc;
 }
@@ -694,6 +730,13 @@ const COMPUTED: Record<string, Driver> = {
     // Withdrawn again: its route needs a menu published, which needs items.
     await transitionDoc(typeOf('connect', 'menu'), published, 'withdraw');
     return { seq, id: menu.id, expect: prevCheck('state', 'draft') };
+  },
+  async 'storefronts.inventory.oversold'() {
+    // A listing of 5 available with 3 committed takes an order of 4 more: 7 committed, 2 oversold.
+    const listing = await createDoc('storefronts', 'listing', { full: true, set: { available: 5, committed: 3 } });
+    const seq = await mark();
+    await patchDoc(typeOf('storefronts', 'listing'), listing.id, { committed: 7 });
+    return { seq, id: listing.id, expect: (d) => (d.freeToSell === -2 ? undefined : `freeToSell ${d.freeToSell}`) };
   },
   'cheques.book.low': () => useLeaf(5),
   'cheques.book.exhausted': () => useLeaf(1),
