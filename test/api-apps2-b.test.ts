@@ -15,7 +15,7 @@ import { createCompany, expectError, type Client, type Res, type TestCompany } f
 const APPS = [
   'employees', 'invoicing', 'ecommerce', 'crm',
   'emr', 'event-management', 'expenses', 'field-service', 'fleet', 'forum', 'forwarding', 'helpdesk', 'hospitality', 'hse',
-  'industry-models', 'iot', 'knowledge', 'legal', 'loyalty', 'maintenance', 'manufacturing',
+  'industry-models', 'iot', 'jewelry', 'knowledge', 'legal', 'loyalty', 'maintenance', 'manufacturing',
   'marketing-automation', 'marketplace', 'nonprofit',
 ];
 
@@ -305,6 +305,19 @@ describe('iot', () => {
     await created(api.post('/api/v1/iot-commands', { deviceId: d.id, command: 'defrost' }));
     await ok(api.post(`/api/v1/iot-devices/${d.id}/retire`, { reason: 'Replaced' }));
     refused(await api.post('/api/v1/iot-alerts', { ...alert, raisedOn: '2026-03-04' }), { pointer: '/deviceId' });
+  });
+});
+
+describe('jewelry', () => {
+  it("a 21K order priced at the day's rate of 245.60 a gram: 12.5 g + making 350 = 3,420.00; a rate of another karat is refused", async () => {
+    const r21 = await created(api.post('/api/v1/gold-rates', { karat: '21', ratePerGram: 245.6, effectiveDate: '2026-03-01' }));
+    const r18 = await created(api.post('/api/v1/gold-rates', { karat: '18', ratePerGram: 210.5, effectiveDate: '2026-03-01' }));
+    const order = { customerId, design: 'Ring, floral', karat: '21', estimatedWeightG: 12.5, makingCharge: 350 };
+    refused(await api.post('/api/v1/jewelry-orders', { ...order, rateId: r18.id }), { pointer: '/rateId', message: 'The gold rate is for another karat' });
+    expect(await created(api.post('/api/v1/jewelry-orders', { ...order, rateId: r21.id }))).toMatchObject({ ratePerGram: 245.6, goldValue: 3070, price: 3420, vatAmount: 513, total: 3933 });
+    // A rate agreed with the customer stays as given.
+    expect(await created(api.post('/api/v1/jewelry-orders', { ...order, rateId: r21.id, ratePerGram: 240 }))).toMatchObject({ ratePerGram: 240, goldValue: 3000, price: 3350 });
+    refused(await api.post('/api/v1/jewelry-orders', order), { pointer: '/ratePerGram' });
   });
 });
 
