@@ -250,6 +250,7 @@ describe('hospitality', () => {
     expect(await created(api.post('/api/v1/hotel-bookings', { ...stay, adults: 1, nightlyRate: 380 }))).toMatchObject({ confirmationNumber: `BK-${YEAR}-00002`, total: 1140, totalWithVat: 1311 });
 
     refused(await api.post(`/api/v1/hotel-bookings/${b.id}/checkIn`, { roomId: r901.id }), { pointer: '/roomId', message: 'The room is not of the booked room type' });
+    refused(await api.patch(`/api/v1/hotel-bookings/${b.id}`, { roomId: r901.id }), { pointer: '/roomId', message: 'The room is not of the booked room type' });
     await ok(api.post(`/api/v1/hotel-bookings/${b.id}/checkIn`, { roomId: r504.id }));
     await ok(api.post(`/api/v1/hotel-bookings/${b.id}/checkOut`, { folioTotal: 1720.5 }));
     expect((await get(`/api/v1/hotel-rooms/${r504.id}`)).housekeeping).toBe('dirty');
