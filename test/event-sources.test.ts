@@ -127,18 +127,19 @@ const OVERRIDES: Record<string, (day: string) => Json | Promise<Json>> = {
   'cheques/issuedCheque': () => ({ chequeNumber: String(++chequeNumber) }),
   // Leave drawn on no allocation (an allocation must be the employee's and cover the dates, which the generator's are not).
   'time-off/leaveRequest': () => ({ leaveType: 'sick', allocationId: undefined }),
-  'emr/patient': () => ({ nationalId: '1012345678' }),
+  // A national ID is once per company.
+  'emr/patient': () => ({ nationalId: `10${String(++serial).padStart(8, '0')}` }),
   // No approver: the generator's one employee cannot approve their own claim.
   'expenses/claim': (day) => ({ approverId: undefined, lines: [{ date: day, category: 'travel', description: 'Taxi', amount: 115, vatAmount: 15, receiptNumber: 'R-1' }] }),
-  'fleet/vehicle': () => ({ vin: '1HGCM82633A004352' }),
-  'hospitality/booking': (day) => ({ departureDate: addDays(day, 1) }),
+  'fleet/vehicle': () => ({ vin: `1HGCM82633A${String(++serial).padStart(6, '0')}` }), // 17 characters, once per company
+  'hospitality/booking': (day) => ({ departureDate: addDays(day, 1), adults: 1, children: 0 }), // within the room type's occupancy
   'hse/incident': () => ({ injuredCount: 0 }),
   'industry-models/industryModel': () => ({ version: '1.0.0', apps: [{ appId: 'crm' }] }),
   'jewelry/purchase': () => ({ sellerIdNumber: '1012345678' }),
   'legal/hearing': (day) => ({ nextHearingDate: addDays(day, 14) }),
   'marketplace/listing': () => ({ appId: `app-${++serial}`, currentVersion: '1.0.0' }),
-  'marketplace/version': () => ({ version: '1.0.0', packageSha256: 'a'.repeat(64) }),
-  'marketplace/install': () => ({ version: '1.0.0' }),
+  'marketplace/version': () => ({ version: `1.0.${++serial}`, packageSha256: 'a'.repeat(64) }), // once per listing
+  'marketplace/install': () => ({ version: '1.0.0', versionId: undefined }), // a version record must be published and of the listing
   'migration/job': () => ({ entities: [{ entity: 'customers', sourceCount: 10, imported: 8, failed: 2 }] }),
   // Values the apps' rules require that a generic value does not give.
   'aftersales/agreement': (day) => ({ startDate: addDays(day, -30), endDate: addDays(day, -1) }), // renewed to a later end (today)
@@ -220,7 +221,21 @@ const OVERRIDES: Record<string, (day: string) => Json | Promise<Json>> = {
   'subscriptions/subscription': (day) => ({ trialEndsOn: addDays(day, 14), nextBillingDate: addDays(day, 30) }),
   'training/induction': (day) => ({ checklist: [{ item: 'Safety walk', done: true, doneOn: day }] }),
   'shipping/linehaul': () => ({ sealNumber: 'SEAL-1' }),
+  // apps2-b (issue 26): rules over referenced documents, aggregates, effects and unique fields
+  'event-management/registration': async () => ({ eventId: (await inState('event-management', 'event', 'published')).id }),
+  'forum/reply': async () => ({ topicId: (await inState('forum', 'topic', 'published')).id }),
+  'forwarding/job': () => ({ quoteId: undefined }), // a quote's job is opened by accepting it
+  'hse/acknowledgement': async () => ({ documentId: (await inState('hse', 'document', 'issued')).id, revision: undefined }),
+  'marketing-automation/participant': async () => ({ workflowId: (await inState('marketing-automation', 'workflow', 'running')).id }),
+  'loyalty/giftcard': () => ({ amount: 100_000 }), // its uses draw on its balance
+  'manufacturing/order': async () => ({ productId: (await refDoc('manufacturing', 'ecommerce/product', [])).id, bomId: (await refDoc('manufacturing', 'bom', [])).id }), // the BOM's product
 };
+
+/** A new document of a type walked to a state (a published event takes registrations). */
+async function inState(app: string, type: string, state: string): Promise<Doc> {
+  const t = typeOf(app, type);
+  return walkTo(t, await createDoc(app, type, { full: true }), (s) => s === state);
+}
 
 /**
  * Bodies a rule refuses for what they hold together (`app/type` → a fix of the body built):
@@ -269,6 +284,8 @@ const BEFORE: Record<string, (doc: Doc) => Promise<unknown>> = {
 const INPUTS: Record<string, (doc: Doc) => Promise<Json> | Json> = {
   'timesheets/entry/approve': async () => ({ approverId: (await createDoc('employees', 'employee', {})).id }),
   'property/lease/renew': (doc) => ({ endDate: addDays(String(doc.endDate), 365) }),
+  // A clean room of the booked type (a room checked out of is dirty).
+  'hospitality/booking/checkIn': async (doc) => ({ roomId: (await createDoc('hospitality', 'room', { set: { roomTypeId: doc.roomTypeId } })).id }),
 };
 
 let serial = 0;
@@ -748,6 +765,16 @@ const COMPUTED: Record<string, Driver> = {
     await createDoc('construction', 'costEntry', { full: true, set: { contractId: contract.id, amount: 500 } });
     return { seq, id: contract.id, expect: (d) => (d.actualCost === 1100 && d.costStatus === 'overrun' ? undefined : `actualCost ${d.actualCost}, costStatus ${d.costStatus}`) };
   },
+  async 'nonprofit.campaign.goal_reached'() {
+    // Donations received for a campaign of 100: 60, then 40 reach its goal.
+    const campaign = await createDoc('nonprofit', 'campaign', { full: true, set: { goalAmount: 100 } });
+    const t = typeOf('nonprofit', 'donation');
+    await walkTo(t, await createDoc('nonprofit', 'donation', { full: true, set: { campaignId: campaign.id, amount: 60 } }), (s) => s === 'received');
+    const second = await createDoc('nonprofit', 'donation', { full: true, set: { campaignId: campaign.id, amount: 40 } });
+    const seq = await mark();
+    await walkTo(t, second, (s) => s === 'received');
+    return { seq, id: campaign.id, expect: (d) => (d.raisedAmount === 100 ? undefined : `raisedAmount ${d.raisedAmount}`) };
+  },
 };
 
 /** `operation` sources: the route or write that makes the app's code emit. */
@@ -772,15 +799,6 @@ const OPERATIONS: Record<string, Driver> = {
     const res = await call('POST', `/api/v1/elv/credentials/${doc.id}/reveal`, { purpose: 'site maintenance visit' }, '/api/v1/elv/credentials/:id/reveal');
     await expectStatus(res, 200, 'reveal a secret');
     return { seq, id: doc.id };
-  },
-  async 'nonprofit.campaign.goal_reached'() {
-    // A received donation adds to its campaign, which reaches its goal.
-    const campaign = await createDoc('nonprofit', 'campaign', { full: true, set: { goalAmount: 100, raisedAmount: 40 } });
-    const t = typeOf('nonprofit', 'donation');
-    const donation = await createDoc('nonprofit', 'donation', { full: true, set: { campaignId: campaign.id, amount: 60 } });
-    const seq = await mark();
-    await walkTo(t, donation, (s) => s === 'received');
-    return { seq, id: campaign.id, expect: (d) => (d.raisedAmount === 100 ? undefined : `raisedAmount ${d.raisedAmount}`) };
   },
   async 'project.budget.exceeded'() {
     const t = typeOf('projects', 'project');
