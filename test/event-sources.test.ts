@@ -290,18 +290,6 @@ const INPUTS: Record<string, (doc: Doc) => Promise<Json> | Json> = {
 
 let serial = 0;
 
-const inStateCache = new Map<string, Promise<Doc>>();
-/** One document of a type walked to a state (made once), for references a rule wants in that state. */
-function inState(app: string, type: string, state: string): Promise<Doc> {
-  const key = `${app}/${type}/${state}`;
-  let p = inStateCache.get(key);
-  if (!p) {
-    p = createDoc(app, type, { full: true }).then((d) => walkTo(typeOf(app, type), d, (s) => s === state));
-    inStateCache.set(key, p);
-    p.catch(() => inStateCache.delete(key));
-  }
-  return p;
-}
 
 function numberIn(f: Field, wanted: number): number {
   let v = wanted;
