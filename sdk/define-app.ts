@@ -33,9 +33,23 @@ export interface DocHandle {
   remove(id: string): Promise<Doc>;
 }
 
+/** The caller's company and its seller's profile (set by the Owner: `PATCH /api/v1/company`). */
+export interface CompanyInfo {
+  id: string;
+  name: string;
+  currency: string;
+  legalName?: { en: string; ar: string };
+  /** VAT registration number: 15 digits, the first and the last 3. */
+  vatNumber?: string;
+  crNumber?: string;
+  address?: { buildingNumber?: string; street?: string; district?: string; city?: string; postalCode?: string; country?: string };
+  /** The standard VAT rate in percent (15 unless the company set another). */
+  vatRate: number;
+}
+
 export interface AppContext {
   appId: string;
-  company: { id: string; name: string; currency: string };
+  company: CompanyInfo;
   actor: { type: 'user' | 'key' | 'cli' | 'system'; id: string };
   lang: Lang;
   requestId: string | null;

@@ -1,6 +1,7 @@
 // Services bound to one app and one caller's company (the Backstage `forPlugin` shape): an app
 // reaches its data, strings, audit and events only through this object, never the host.
-import type { AppContext, DocHandle } from '../../sdk/define-app.ts';
+import type { AppContext, CompanyInfo, DocHandle } from '../../sdk/define-app.ts';
+import type { Company } from '../tenancy/companies.ts';
 import type { UnitOfWork } from '../audit/unit-of-work.ts';
 import type { Db } from '../storage/db.ts';
 import type { Translator } from '../kernel/i18n/i18n.ts';
@@ -40,6 +41,15 @@ export function docHandle(dt: DocType, caller: Caller): DocHandle {
   };
 }
 
+/** What an app sees of the company: its id, name, currency and seller's profile (copies: an app cannot change the cached company). */
+const companyInfo = (c: Company): CompanyInfo => ({
+  id: c.id, name: c.name, currency: c.currency, vatRate: c.vatRate,
+  ...(c.legalName ? { legalName: { ...c.legalName } } : {}),
+  ...(c.vatNumber ? { vatNumber: c.vatNumber } : {}),
+  ...(c.crNumber ? { crNumber: c.crNumber } : {}),
+  ...(c.address ? { address: { ...c.address } } : {}),
+});
+
 export function appContext(deps: ContextDeps, caller: Caller): AppContext {
   const { appId, uow, tr, clock } = deps;
   const scope = { companyId: caller.company.id, actor: caller.actor, appId, requestId: caller.requestId };
@@ -47,7 +57,7 @@ export function appContext(deps: ContextDeps, caller: Caller): AppContext {
   const log = (level: 'info' | 'warn' | 'error') => (msg: string, data?: Record<string, unknown>) => deps.log[level](data ? { ...data, ...where } : where, msg);
   return {
     appId,
-    company: { id: caller.company.id, name: caller.company.name, currency: caller.company.currency },
+    company: companyInfo(caller.company),
     actor: caller.actor,
     lang: caller.lang,
     requestId: caller.requestId,
