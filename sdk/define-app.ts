@@ -74,6 +74,12 @@ export interface AppContext {
   can(permission: string): boolean;
   /** Runs `fn` in one transaction (joined with the current write when there is one). */
   transaction<T>(fn: () => Promise<T>): Promise<T>;
+  /**
+   * Gap-free counters of this app in this company: `next(key)` answers 1, 2, 3… taken in the
+   * current write's transaction, so a write that fails gives its number back and concurrent
+   * writers never get the same one. Another app's counters are out of reach.
+   */
+  sequences: { next(key: string): Promise<number> };
 }
 
 /**

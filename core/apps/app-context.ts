@@ -27,7 +27,12 @@ export interface ContextDeps {
   checkEmit(topic: string, data: unknown): void;
   /** Refuses (APP_ERROR) an audit action the catalogue has no audit topic for. */
   checkAudit(resource: string, action: string): void;
+  /** The next number of a company's counter (storage's gap-free sequences); `key` already names the app. */
+  nextNumber(companyId: string, key: string): Promise<number>;
 }
+
+/** A counter's key in storage: the app's id first, so one app cannot reach another's counters. */
+export const sequenceKey = (appId: string, key: string): string => `${appId}/${key}`;
 
 export function docHandle(dt: DocType, caller: Caller): DocHandle {
   const companyId = caller.company.id;
@@ -85,5 +90,6 @@ export function appContext(deps: ContextDeps, caller: Caller): AppContext {
     // The operator's CLI and the host itself act with every permission.
     can: (permission) => (caller.principal ? deps.permissions.allows(caller.principal, permission) : true),
     transaction: (fn) => deps.db.transaction(fn),
+    sequences: { next: (key) => deps.nextNumber(caller.company.id, sequenceKey(appId, key)) },
   };
 }

@@ -298,6 +298,7 @@ export class AppRuntime {
         docType: (ref) => this.resolveDocType(app, ref),
         checkEmit: (topic, data) => this.checkEmit(app, topic, data),
         checkAudit: (resource, action) => this.checkAudit(app, resource, action),
+        nextNumber: (companyId, key) => storage.sequences.next(companyId, key),
       },
       caller,
     );

@@ -19,6 +19,7 @@ import { WebhookDeliveriesRepo } from './repos/webhook-deliveries.ts';
 import { DocumentTable, type FilterField } from './repos/documents.ts';
 import { PeopleRepo, ThrottlesRepo } from './repos/people.ts';
 import { RateWindowsRepo } from './repos/rate-windows.ts';
+import { SequencesRepo } from './repos/sequences.ts';
 
 export interface Storage {
   db: Db;
@@ -34,6 +35,8 @@ export interface Storage {
   people: PeopleRepo;
   throttles: ThrottlesRepo;
   rateWindows: RateWindowsRepo;
+  /** Gap-free counters per company and key, advanced in the writing transaction. */
+  sequences: SequencesRepo;
   /**
    * Whether several servers are expected to run on this database at once (PostgreSQL): counters
    * a process keeps in memory (the rate limit) would then count only its own share. An SQLite
@@ -130,6 +133,7 @@ export async function openStorage(opts: StorageOptions): Promise<Storage> {
     people: new PeopleRepo(db),
     throttles: new ThrottlesRepo(db),
     rateWindows: new RateWindowsRepo(db),
+    sequences: new SequencesRepo(db),
     sharedByServers: db.dialect.name === 'postgres',
     changes,
     documents: (table, filters, dates) => new DocumentTable(db, table, filters, dates),

@@ -212,6 +212,14 @@ export const tables: TableDef[] = [
     columns: { scope: id, version: int },
   },
   {
+    // Gap-free counters (an invoice's number, a naming series): one row per company and key,
+    // advanced in the writing transaction, so a rollback gives the number back and concurrent
+    // writers take turns on the row (repos/sequences.ts).
+    name: 'sequences',
+    columns: { company_id: companyRef, key: text, value: { type: 'bigint', notNull: true } },
+    primaryKey: ['company_id', 'key'],
+  },
+  {
     // A schedule fires once per document, schedule and date value: the claim is this row,
     // inserted in the transaction that emits the event.
     name: 'schedule_firings',
