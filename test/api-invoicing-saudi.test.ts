@@ -70,4 +70,158 @@ describe('invoicing a Saudi business', () => {
       expect(pointers).toContain('/legalName/ar');
     });
   });
+
+  const line = (quantity: number, unitPrice: number, extra: Record<string, unknown> = {}) => ({ description: `${quantity} × ${unitPrice}`, quantity, unitPrice, ...extra });
+  const draft = async (customerId: string, lines: Record<string, unknown>[], c: Client = api) => {
+    const res = await c.post('/api/v1/invoices', { customerId, date: '2026-03-01', dueDate: '2026-03-31', lines });
+    expect(res.statusCode, res.body).toBe(201);
+    return res.json().data;
+  };
+  const send = async (id: string, c: Client = api) => {
+    const res = await c.post(`/api/v1/invoices/${id}/send`, {});
+    expect(res.statusCode, res.body).toBe(200);
+    return res.json().data;
+  };
+
+  describe('VAT per line and per category', () => {
+    let customer: { id: string };
+    beforeAll(async () => {
+      customer = await createCustomer(api, 'Cash customer');
+    });
+
+    it('3 × 100.00 standard-rated and 1 × 50.00 zero-rated export: subtotal 350.00, VAT 45.00, total 395.00', async () => {
+      const inv = await draft(customer.id, [line(3, 100), line(1, 50, { taxCategory: 'Z', exemptionReasonCode: 'VATEX-SA-32' })]);
+      expect(inv.lines).toEqual([
+        { description: '3 × 100', quantity: 3, unitPrice: 100, taxCategory: 'S', amount: 300, taxRate: 15, taxAmount: 45, amountWithTax: 345 },
+        { description: '1 × 50', quantity: 1, unitPrice: 50, taxCategory: 'Z', exemptionReasonCode: 'VATEX-SA-32', exemptionReason: 'Export of goods', amount: 50, taxRate: 0, taxAmount: 0, amountWithTax: 50 },
+      ]);
+      expect(inv.taxBreakdown).toEqual([
+        { taxCategory: 'S', taxRate: 15, taxableAmount: 300, taxAmount: 45 },
+        { taxCategory: 'Z', taxRate: 0, taxableAmount: 50, taxAmount: 0, exemptionReasonCode: 'VATEX-SA-32', exemptionReason: 'Export of goods' },
+      ]);
+      expect(inv).toMatchObject({ currency: 'SAR', subtotal: 350, taxTotal: 45, total: 395, amountPaid: 0, balanceDue: 395 });
+    });
+
+    it('rounds 0.333 × 10.00 to a net of 3.33 and its VAT 0.4995 up to 0.50: total 3.83', async () => {
+      const inv = await draft(customer.id, [line(0.333, 10)]);
+      expect(inv.lines[0]).toMatchObject({ amount: 3.33, taxAmount: 0.5, amountWithTax: 3.83 });
+      expect(inv).toMatchObject({ subtotal: 3.33, taxTotal: 0.5, total: 3.83 });
+    });
+
+    it("rounds VAT once per category (BR-CO-17): three lines of 10.10 have VAT 4.55 (30.30 × 15 % = 4.545), though each line's is 1.52", async () => {
+      const inv = await draft(customer.id, [line(1, 10.1), line(1, 10.1), line(1, 10.1)]);
+      expect(inv.lines.map((l: { taxAmount: number }) => l.taxAmount)).toEqual([1.52, 1.52, 1.52]);
+      expect(inv.taxBreakdown).toEqual([{ taxCategory: 'S', taxRate: 15, taxableAmount: 30.3, taxAmount: 4.55 }]);
+      expect(inv).toMatchObject({ subtotal: 30.3, taxTotal: 4.55, total: 34.85 });
+    });
+
+    it('keeps exempt, zero-rated and out-of-scope lines apart in the breakdown, each with its reason', async () => {
+      const inv = await draft(customer.id, [
+        line(2, 1000, { taxCategory: 'E', exemptionReasonCode: 'VATEX-SA-29' }),
+        line(1, 200, { taxCategory: 'Z', exemptionReasonCode: 'VATEX-SA-35' }),
+        line(1, 80, { taxCategory: 'O', exemptionReasonCode: 'VATEX-SA-OOS', exemptionReason: 'Disbursement paid on the customer’s behalf' }),
+        line(1, 99.99),
+      ]);
+      expect(inv.taxBreakdown.map((b: Record<string, unknown>) => [b.taxCategory, b.taxableAmount, b.taxAmount, b.exemptionReasonCode])).toEqual([
+        ['E', 2000, 0, 'VATEX-SA-29'], ['Z', 200, 0, 'VATEX-SA-35'], ['O', 80, 0, 'VATEX-SA-OOS'], ['S', 99.99, 15, undefined],
+      ]);
+      // 99.99 × 15 % = 14.9985 → 15.00
+      expect(inv).toMatchObject({ subtotal: 2379.99, taxTotal: 15, total: 2394.99 });
+    });
+
+    it('takes the rate the company set: 5 % gives 100.00 → 5.00', async () => {
+      const other = await createCompany(host, { name: 'Old rate', currency: 'SAR' });
+      expect((await other.as().patch('/api/v1/company', { vatRate: 5 })).statusCode).toBe(200);
+      const c = await createCustomer(other.as());
+      const inv = await draft(c.id, [line(1, 100)], other.as());
+      expect(inv).toMatchObject({ taxTotal: 5, total: 105 });
+      expect(inv.lines[0].taxRate).toBe(5);
+    });
+
+    it('refuses Z, E and O lines without a reason, an S line with one, a code of another category and OOS without text, in English and Arabic', async () => {
+      const body = (lines: Record<string, unknown>[]) => ({ customerId: customer.id, date: '2026-03-01', dueDate: '2026-03-31', lines });
+      const cases: [Record<string, unknown>, RegExp][] = [
+        [line(1, 10, { taxCategory: 'Z' }), /exemption reason code/],
+        [line(1, 10, { exemptionReasonCode: 'VATEX-SA-32' }), /standard-rated/],
+        [line(1, 10, { taxCategory: 'E', exemptionReasonCode: 'VATEX-SA-32' }), /belong to its line's category/],
+        [line(1, 10, { taxCategory: 'O', exemptionReasonCode: 'VATEX-SA-OOS' }), /out-of-scope/],
+      ];
+      for (const [l, message] of cases) {
+        const err = expectError(await api.post('/api/v1/invoices', body([l])), 400, 'VALIDATION_ERROR');
+        expect(err.details).toEqual([expect.objectContaining({ pointer: '/lines', rule: 'validation', message: expect.stringMatching(message) })]);
+        const ar = expectError(await api.post('/api/v1/invoices', body([l]), { 'accept-language': 'ar' }), 400, 'VALIDATION_ERROR');
+        expect(ar.details[0].message).toMatch(ARABIC);
+      }
+      // All at once: a line of each kind of mistake.
+      const all = expectError(await api.post('/api/v1/invoices', body(cases.map(([l]) => l))), 400, 'VALIDATION_ERROR');
+      expect(all.details).toHaveLength(4);
+    });
+
+    it('refuses a customer VAT number that is not 15 digits beginning and ending with 3', async () => {
+      const err = expectError(await api.post('/api/v1/customers', { name: 'B2B', vatNumber: '30012345678901', crNumber: '12' }), 400, 'VALIDATION_ERROR');
+      expect(err.details.map((d) => d.pointer).sort()).toEqual(['/crNumber', '/vatNumber']);
+    });
+  });
+
+  describe('issuing', () => {
+    it('gives the next number, the counter, a UUID, the time and the kind: standard for a buyer with a VAT number, simplified otherwise', async () => {
+      const b2b = (await api.post('/api/v1/customers', { name: 'Jeddah Supplies', vatNumber: '300000000000003', city: 'Jeddah', country: 'SA' })).json().data;
+      const b2c = await createCustomer(api, 'Walk-in');
+      const first = await send((await draft(b2b.id, [line(1, 100)])).id);
+      const second = await send((await draft(b2c.id, [line(1, 100)])).id);
+      expect(first).toMatchObject({ state: 'sent', kind: 'standard', total: 115, balanceDue: 115 });
+      expect(second).toMatchObject({ state: 'sent', kind: 'simplified', number: first.number + 1, counter: first.counter + 1 });
+      expect(first.uuid).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+      expect(first.uuid).not.toBe(second.uuid);
+      expect(new Date(first.issuedAt).toISOString()).toBe(first.issuedAt);
+      // What was answered is what is stored; a draft has no number.
+      expect((await api.get(`/api/v1/invoices/${first.id}`)).json().data).toEqual(first);
+      expect((await draft(b2c.id, [line(1, 1)])).number).toBeUndefined();
+      // invoice.issued carries the number.
+      const events = (await api.get('/api/v1/events?topics=invoice.issued')).json();
+      expect(JSON.stringify(events)).toContain(first.uuid);
+    });
+
+    it('refuses every edit and the delete of an issued invoice with a CONFLICT naming the state, in English and Arabic', async () => {
+      const c = await createCustomer(api, 'Locked');
+      const inv = await send((await draft(c.id, [line(2, 100)])).id);
+      for (const patch of [{ lines: [line(2, 1)] }, { notes: 'changed' }, { dueDate: '2026-12-31' }, { customerId: c.id, date: '2026-01-01' }]) {
+        const err = expectError(await api.patch(`/api/v1/invoices/${inv.id}`, patch), 409, 'CONFLICT');
+        expect(err.details[0]).toMatchObject({ reason: 'locked', state: 'sent' });
+        expect(err.message).toContain('"sent"');
+      }
+      const ar = expectError(await api.patch(`/api/v1/invoices/${inv.id}`, { notes: 'x' }, { 'accept-language': 'ar' }), 409, 'CONFLICT');
+      expect(ar.message).toMatch(ARABIC);
+      const del = expectError(await co.as('Owner').delete(`/api/v1/invoices/${inv.id}`), 409, 'CONFLICT');
+      expect(del.details[0]).toMatchObject({ reason: 'locked', state: 'sent' });
+      expect(del.message).toContain('credit or debit note');
+      expectError(await api.post(`/api/v1/invoices/${inv.id}/send`, {}), 409, 'CONFLICT');
+      expectError(await api.post(`/api/v1/invoices/${inv.id}/void`, {}), 409, 'CONFLICT');
+      // Nothing changed.
+      expect((await api.get(`/api/v1/invoices/${inv.id}`)).json().data).toEqual(inv);
+    });
+
+    it('numbers 50 concurrent sends 1…50 with no gap and no repeat; a draft deleted or a send refused takes no number', async () => {
+      const fresh = await createCompany(host, { name: 'Busy shop', currency: 'SAR' });
+      const c = fresh.as();
+      const cus = await createCustomer(c, 'Queue');
+      const drafts = [];
+      for (let i = 0; i < 52; i++) drafts.push(await draft(cus.id, [line(1, 10 + i)], c));
+      // A deleted draft and a refused send take nothing.
+      expect((await c.delete(`/api/v1/invoices/${drafts[50].id}`)).statusCode).toBe(200);
+      expect((await c.post(`/api/v1/invoices/${drafts[51].id}/void`, {})).statusCode).toBe(200);
+      expectError(await c.post(`/api/v1/invoices/${drafts[51].id}/send`, {}), 409, 'CONFLICT');
+      const sent = await Promise.all(drafts.slice(0, 50).map((d) => c.post(`/api/v1/invoices/${d.id}/send`, {})));
+      for (const r of sent) expect(r.statusCode, r.body).toBe(200);
+      const numbers = sent.map((r) => r.json().data.number).sort((a, b) => a - b);
+      expect(numbers).toEqual(Array.from({ length: 50 }, (_, i) => i + 1));
+      const counters = sent.map((r) => r.json().data.counter).sort((a, b) => a - b);
+      expect(counters).toEqual(numbers);
+      expect(new Set(sent.map((r) => r.json().data.uuid)).size).toBe(50);
+      // The stored invoices say the same.
+      const stored = (await c.get('/api/v1/invoices?state=sent&pageSize=100')).json();
+      expect(stored.total).toBe(50);
+      expect(stored.data.map((d: { number: number }) => d.number).sort((a: number, b: number) => a - b)).toEqual(numbers);
+    });
+  });
 });
