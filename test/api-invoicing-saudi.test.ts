@@ -224,4 +224,106 @@ describe('invoicing a Saudi business', () => {
       expect(stored.data.map((d: { number: number }) => d.number).sort((a: number, b: number) => a - b)).toEqual(numbers);
     });
   });
+
+  describe('credit notes, debit notes and payments', () => {
+    let customer: { id: string };
+    let inv: Record<string, any>;
+    const get = async (id: string) => (await api.get(`/api/v1/invoices/${id}`)).json().data;
+    const pay = (id: string, amount: number, c: Client = api, headers?: Record<string, string>) => c.post(`/api/v1/invoices/${id}/payments`, { amount, date: '2026-03-10', method: 'bankTransfer' }, headers);
+    const balance = async () => (await api.get(`/api/v1/customers/${customer.id}/balance`)).json().data;
+
+    beforeAll(async () => {
+      customer = (await api.post('/api/v1/customers', { name: 'Dammam Builders', vatNumber: '399999999900003' })).json().data;
+      // 10 × 115.00 S = 1,150.00 + 172.50 VAT = 1,322.50
+      inv = await send((await draft(customer.id, [line(10, 115)])).id);
+      expect(inv).toMatchObject({ total: 1322.5, balanceDue: 1322.5 });
+    });
+
+    it('a credit note for 2 returned units: 230.00 + 34.50 VAT, its own series, the invoice and its kind referenced; balance due 1,088.00', async () => {
+      const res = await api.post('/api/v1/credit-notes', { invoiceId: inv.id, reason: 'Two units returned damaged', lines: [line(2, 115)] });
+      expect(res.statusCode, res.body).toBe(201);
+      const note = res.json().data;
+      expect(note).toMatchObject({
+        state: 'issued', invoiceId: inv.id, customerId: customer.id, kind: 'standard', currency: 'SAR', number: 1,
+        subtotal: 230, taxTotal: 34.5, total: 264.5, taxBreakdown: [{ taxCategory: 'S', taxRate: 15, taxableAmount: 230, taxAmount: 34.5 }],
+      });
+      expect(note.counter).toBeGreaterThan(inv.counter);
+      expect(note.uuid).toMatch(/^[0-9a-f-]{36}$/);
+      expect(await get(inv.id)).toMatchObject({ state: 'sent', creditedTotal: 264.5, balanceDue: 1058 });
+      // A note is issued as it is made: it changes no more.
+      expectError(await api.patch(`/api/v1/credit-notes/${note.id}`, { reason: 'x' }), 409, 'CONFLICT');
+      expectError(await co.as('Owner').delete(`/api/v1/credit-notes/${note.id}`), 409, 'CONFLICT');
+    });
+
+    it('refuses a credit note above what is left to credit, with the amounts, in English and Arabic; nothing is taken', async () => {
+      // Left: 1,322.50 − 264.50 = 1,058.00; 8 × 115.00 + 15 % = 1,058.00 passes, one halala more does not.
+      const over = await api.post('/api/v1/credit-notes', { invoiceId: inv.id, reason: 'Too much', lines: [line(8, 115), line(1, 0.01, { taxCategory: 'E', exemptionReasonCode: 'VATEX-SA-29' })] });
+      const err = expectError(over, 409, 'CONFLICT');
+      expect(err.details[0]).toMatchObject({ reason: 'over_credit', amount: 1058.01, left: 1058, currency: 'SAR' });
+      expect(err.message).toContain('1058.01');
+      const ar = expectError(await api.post('/api/v1/credit-notes', { invoiceId: inv.id, reason: 'Too much', lines: [line(9, 115)] }, { 'accept-language': 'ar' }), 409, 'CONFLICT');
+      expect(ar.message).toMatch(ARABIC);
+      expect(await get(inv.id)).toMatchObject({ creditedTotal: 264.5, balanceDue: 1058 });
+      // The refused notes gave their numbers back: the next note is number 2.
+      const debit = await api.post('/api/v1/debit-notes', { invoiceId: inv.id, reason: 'Delivery charge omitted', lines: [line(1, 100)] });
+      expect(debit.statusCode, debit.body).toBe(201);
+      expect(debit.json().data).toMatchObject({ number: 1, total: 115 });
+      expect(await get(inv.id)).toMatchObject({ debitedTotal: 115, balanceDue: 1173 });
+      const credit = await api.post('/api/v1/credit-notes', { invoiceId: inv.id, reason: 'Volume discount', lines: [line(1, 10)] });
+      expect(credit.json().data).toMatchObject({ number: 2, total: 11.5 });
+      expect(await get(inv.id)).toMatchObject({ creditedTotal: 276, balanceDue: 1161.5 });
+    });
+
+    it('partial payments move the balance due exactly; an overpayment is refused with the amounts; the last payment makes it paid', async () => {
+      const first = await pay(inv.id, 500.25);
+      expect(first.statusCode, first.body).toBe(201);
+      expect(first.json().data).toMatchObject({ invoiceId: inv.id, amount: 500.25, method: 'bankTransfer', customerId: customer.id, state: 'recorded' });
+      expect(await get(inv.id)).toMatchObject({ state: 'sent', amountPaid: 500.25, balanceDue: 661.25 });
+      expect(await balance()).toEqual({ customerId: customer.id, currency: 'SAR', outstanding: 661.25, invoices: 1 });
+
+      const over = expectError(await pay(inv.id, 661.26), 409, 'CONFLICT');
+      expect(over.details[0]).toMatchObject({ reason: 'overpayment', amount: 661.26, balance: 661.25, currency: 'SAR' });
+      expect(expectError(await pay(inv.id, 700, api, { 'accept-language': 'ar' }), 409, 'CONFLICT').message).toMatch(ARABIC);
+      expect(await get(inv.id)).toMatchObject({ amountPaid: 500.25, balanceDue: 661.25 });
+
+      const last = await pay(inv.id, 661.25);
+      expect(last.statusCode, last.body).toBe(201);
+      expect(last.json().data.number).toBe(first.json().data.number + 1);
+      expect(await get(inv.id)).toMatchObject({ state: 'paid', amountPaid: 1161.5, balanceDue: 0 });
+      expect(await balance()).toEqual({ customerId: customer.id, currency: 'SAR', outstanding: 0, invoices: 0 });
+      expectError(await pay(inv.id, 0.01), 409, 'CONFLICT');
+      // Payments are kept as they were recorded.
+      expectError(await api.patch(`/api/v1/payments/${first.json().data.id}`, { amount: 1 }), 409, 'CONFLICT');
+    });
+
+    it('a debit note on a paid invoice opens it again; a note or payment on a draft is refused naming its state', async () => {
+      const debit = await api.post('/api/v1/debit-notes', { invoiceId: inv.id, reason: 'Late fee', lines: [line(1, 20)] });
+      expect(debit.statusCode, debit.body).toBe(201);
+      expect(await get(inv.id)).toMatchObject({ state: 'sent', balanceDue: 23 });
+      expect(await balance()).toMatchObject({ outstanding: 23, invoices: 1 });
+      const d = await draft(customer.id, [line(1, 10)]);
+      for (const res of [await pay(d.id, 1), await api.post('/api/v1/credit-notes', { invoiceId: d.id, reason: 'x', lines: [line(1, 1)] })]) {
+        const err = expectError(res, 409, 'CONFLICT');
+        expect(err.details[0]).toMatchObject({ reason: 'not_issued', state: 'draft' });
+      }
+      expectError(await pay('inv_nothere000000000000', 1), 404, 'NOT_FOUND');
+      const bad = expectError(await api.post(`/api/v1/invoices/${inv.id}/payments`, { amount: 0, date: '2026-13-01', method: 'barter' }), 400, 'VALIDATION_ERROR');
+      expect(bad.details.map((d) => d.pointer).sort()).toEqual(['/date', '/method']);
+      expectError(await pay(inv.id, 0), 400, 'VALIDATION_ERROR');
+    });
+
+    it('a full credit note settles an unpaid invoice; the Member may not record payments or notes', async () => {
+      const c = await createCustomer(api, 'Cancelled order');
+      const other = await send((await draft(c.id, [line(3, 33.33)])).id);
+      // 99.99 + 15.00 = 114.99
+      expect(other.total).toBe(114.99);
+      expectError(await pay(other.id, 10, co.as('Member')), 403, 'FORBIDDEN');
+      expectError(await co.as('Member').post('/api/v1/credit-notes', { invoiceId: other.id, reason: 'x', lines: [line(1, 1)] }), 403, 'FORBIDDEN');
+      const full = await api.post('/api/v1/credit-notes', { invoiceId: other.id, reason: 'Order cancelled', lines: [line(3, 33.33)] });
+      expect(full.statusCode, full.body).toBe(201);
+      expect(await get(other.id)).toMatchObject({ state: 'paid', creditedTotal: 114.99, balanceDue: 0 });
+      const events = JSON.stringify((await api.get('/api/v1/events?topics=invoice.creditNote.issued,invoice.payment.recorded,invoice.paid')).json());
+      for (const t of ['invoice.creditNote.issued', 'invoice.payment.recorded', 'invoice.paid']) expect(events).toContain(t);
+    });
+  });
 });
