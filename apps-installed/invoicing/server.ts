@@ -62,14 +62,12 @@ async function issuedInvoice(ctx: AppContext, id: string): Promise<Doc> {
 const refresh = (ctx: AppContext, inv: Doc): Promise<Doc> => ctx.docs('invoice').update(inv.id, { dueDate: inv.dueDate });
 
 /**
- * Brings an issued invoice's settlement up to date (its payments and notes, summed) and moves
- * its state with the balance: paid at zero, open again when a debit note adds to a paid one.
+ * Brings an issued invoice's settlement up to date (its payments and notes, summed); it is paid
+ * once nothing is left due.
  */
 async function settle(ctx: AppContext, invoiceId: string): Promise<Doc> {
   const inv = await refresh(ctx, (await ctx.docs('invoice').get(invoiceId))!);
-  if (inv.state === 'sent' && inv.balanceDue === 0) return ctx.docs('invoice').transition(invoiceId, 'pay');
-  if (inv.state === 'paid' && (inv.balanceDue as number) > 0) return ctx.docs('invoice').transition(invoiceId, 'reopen');
-  return inv;
+  return inv.state === 'sent' && inv.balanceDue === 0 ? ctx.docs('invoice').transition(invoiceId, 'pay') : inv;
 }
 
 /** A credit or debit note: priced like an invoice, issued at once with the invoice's customer and kind. */
@@ -139,7 +137,12 @@ export default defineApp({
       },
     },
     debitNote: {
-      ...noteHooks('debit-note'),
+      async beforeCreate(doc, ctx) {
+        // A paid invoice is closed: what was undercharged after it was paid is billed anew.
+        const inv = await ctx.docs('invoice').get(doc.invoiceId as string);
+        if (inv?.state === 'paid') throw new AppError('CONFLICT', [{ reason: 'paid', invoiceId: inv.id, state: inv.state }], { reason: ctx.t('debitOnPaid', { id: inv.number ?? inv.id }) });
+        await noteHooks('debit-note').beforeCreate(doc, ctx);
+      },
       async afterCreate(doc, ctx) {
         await settle(ctx, doc.invoiceId as string);
       },
