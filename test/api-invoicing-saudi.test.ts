@@ -2,8 +2,13 @@
 // one at once, in Arabic and English), VAT per category rounded as ZATCA's rules say, issuing
 // with gap-free numbers (50 concurrent sends), immutability after issue, credit and debit notes,
 // payments, and the balance they leave. Runs on SQLite and again on PostgreSQL (vitest.config.ts).
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Host } from '../core/host.ts';
+import { runCli } from './cli-run.ts';
+import { processDatabase } from './db.ts';
 import { ARABIC, createCompany, createCustomer, expectError, makeHost, type Client, type TestCompany } from './helpers.ts';
 
 const PROFILE = {
@@ -325,4 +330,36 @@ describe('invoicing a Saudi business', () => {
       for (const t of ['invoice.creditNote.issued', 'invoice.payment.recorded', 'invoice.paid']) expect(events).toContain(t);
     });
   });
+});
+
+describe('diwan companies update', () => {
+  it("sets the seller's profile as the API does, and lists every problem of a bad one", async () => {
+    const db = await processDatabase();
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'diwan-company-cli-'));
+    const cli = (...args: string[]) => runCli(args, { env: { ...process.env, DATA_DIR: dataDir, DIWAN_LANG: '', ...db.env } });
+    try {
+      expect((await cli('migrate', '--json')).code).toBe(0);
+      const created = await cli('companies', 'create', '--name', 'Riyadh Trading', '--currency', 'SAR', '--apps', 'none', '--json');
+      expect(created.code, created.stderr).toBe(0);
+      const id = created.json.id;
+      const address = JSON.stringify(PROFILE.address);
+      const ok = await cli('companies', 'update', '--company', id, '--legal-name-en', PROFILE.legalName.en, '--legal-name-ar', PROFILE.legalName.ar,
+        '--vat-number', PROFILE.vatNumber, '--cr-number', PROFILE.crNumber, '--address', address, '--json');
+      expect(ok.code, ok.stderr).toBe(0);
+      expect(ok.json).toMatchObject({ id, name: 'Riyadh Trading', currency: 'SAR', vatRate: 15, ...PROFILE });
+      const bad = await cli('companies', 'update', '--company', id, '--vat-number', '12345678901233', '--vat-rate', '150', '--json');
+      expect(bad.code).not.toBe(0);
+      const err = JSON.parse(bad.stdout || bad.stderr).error;
+      expect(err.code).toBe('VALIDATION_ERROR');
+      expect(err.details.map((d: { pointer: string }) => d.pointer)).toEqual(['/vatRate']);
+      const forms = await cli('companies', 'update', '--company', id, '--vat-number', '12345678901233', '--json');
+      expect(JSON.parse(forms.stdout || forms.stderr).error.details.map((d: { rule: string }) => d.rule).sort()).toEqual(['firstDigit', 'length']);
+      // Nothing of the refused changes was kept.
+      const listed = await cli('companies', 'list', '--json');
+      expect(listed.json.find((c: { id: string }) => c.id === id)).toMatchObject({ vatNumber: PROFILE.vatNumber, vatRate: 15 });
+    } finally {
+      fs.rmSync(dataDir, { recursive: true, force: true });
+      await db.drop();
+    }
+  }, 120_000);
 });
