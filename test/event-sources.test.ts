@@ -824,7 +824,7 @@ describe('install state', () => {
     // The upgrade plan compares the recorded snapshot with the available app: same version, nothing changes.
     const plan = await call('GET', '/api/v1/apps/invoicing/upgrade');
     expect(plan.status, plan.text.slice(0, 300)).toBe(200);
-    expect(plan.body.data).toMatchObject({ appId: 'invoicing', from: '2.1.0', to: '2.1.0', documentTypes: { added: [], removed: [] }, routes: { added: [], removed: [] }, topics: { added: [], removed: [] } });
+    expect(plan.body.data).toMatchObject({ appId: 'invoicing', from: '2.0.0', to: '2.0.0', documentTypes: { added: [], removed: [] }, routes: { added: [], removed: [] }, topics: { added: [], removed: [] } });
     // What every request reads per company carries no snapshot.
     const rows = [...(await host.runtime.installs(companyId)).values()];
     expect(rows.length).toBe(manifests.size);
