@@ -311,6 +311,9 @@ describe('invoicing a Saudi business', () => {
         expect(err.details[0]).toMatchObject({ reason: 'not_issued', state: 'draft' });
       }
       expectError(await pay('inv_nothere000000000000', 1), 404, 'NOT_FOUND');
+      // A note moves money one way: its total is more than zero.
+      const negative = expectError(await api.post('/api/v1/credit-notes', { invoiceId: inv.id, reason: 'x', lines: [line(1, -10)] }), 400, 'VALIDATION_ERROR');
+      expect(negative.details).toEqual([expect.objectContaining({ pointer: '/total', rule: 'validation' })]);
       const bad = expectError(await api.post(`/api/v1/invoices/${inv.id}/payments`, { amount: 0, date: '2026-13-01', method: 'barter' }), 400, 'VALIDATION_ERROR');
       expect(bad.details.map((d) => d.pointer).sort()).toEqual(['/date', '/method']);
       expectError(await pay(inv.id, 0), 400, 'VALIDATION_ERROR');
