@@ -73,6 +73,9 @@ describe('invoicing a Saudi business', () => {
       const pointers = err.details.map((d) => d.pointer);
       expect(pointers).toContain('/vatRate');
       expect(pointers).toContain('/legalName/ar');
+      // A blank name and a bad VAT number: both at once.
+      const both = expectError(await api.patch('/api/v1/company', { name: '   ', vatNumber: '300000000000003X' }), 400, 'VALIDATION_ERROR');
+      expect([...new Set(both.details.map((d) => d.pointer))].sort()).toEqual(['/name', '/vatNumber']);
     });
   });
 
