@@ -120,7 +120,9 @@ export interface RouteRequest<S extends RouteSchemas> {
 
 export interface RouteReply {
   status?: number;
+  /** JSON (serialised by the route's response schema), or the bytes or text of a route that `produces` another media type. */
   body: unknown;
+  headers?: Record<string, string>;
 }
 
 export interface AppRoute<S extends RouteSchemas = RouteSchemas> {
@@ -134,6 +136,8 @@ export interface AppRoute<S extends RouteSchemas = RouteSchemas> {
   schema: S;
   /** Error codes the route may answer beyond the usual ones, for the OpenAPI document. */
   errors?: string[];
+  /** The media type of its success answer when not JSON (`application/xml`, `application/pdf`): the handler's `body` is sent as it is. */
+  produces?: string;
   handler(req: RouteRequest<NoInfer<S>>, ctx: AppContext): RouteReply | Promise<RouteReply>;
 }
 
