@@ -46,11 +46,19 @@ export const EXEMPTION_REASONS: Record<string, string> = {
 /** `amount × rate %` in minor units, rounded once. */
 const percentOf = (minor: bigint, rate: number): bigint => multiplyToMinor(Number(minor), rate / 100, 0);
 
+/** A document's totals in minor units (what the manifest's computed fields then store). */
+export interface Totals {
+  subtotal: bigint;
+  taxTotal: bigint;
+  total: bigint;
+}
+
 /**
  * Prices `doc.lines` (each line's net, rate, VAT and amount with VAT) and sets `doc.taxBreakdown`
- * and `doc.currency`. Standard-rated lines take the company's VAT rate; the others 0.
+ * and `doc.currency`. Standard-rated lines take the company's VAT rate; the others 0. Answers the
+ * totals, for what is built in the same write (the e-invoice); the stored ones are the rules'.
  */
-export function priceLines(doc: Record<string, unknown>, ctx: AppContext): void {
+export function priceLines(doc: Record<string, unknown>, ctx: AppContext): Totals {
   const currency = ctx.company.currency;
   const digits = minorDigits(currency);
   const groups = new Map<string, { taxCategory: TaxCategory; taxRate: number; taxable: bigint; code?: string; reason?: string }>();
@@ -66,13 +74,21 @@ export function priceLines(doc: Record<string, unknown>, ctx: AppContext): void 
     if (g) g.taxable += net;
     else groups.set(key, { taxCategory: category, taxRate: rate, taxable: net, code: line.exemptionReasonCode, reason: line.exemptionReason });
   }
-  doc.taxBreakdown = [...groups.values()].map((g) => ({
-    taxCategory: g.taxCategory,
-    taxRate: g.taxRate,
-    taxableAmount: fromMinor(g.taxable, digits),
-    taxAmount: fromMinor(percentOf(g.taxable, g.taxRate), digits),
-    ...(g.code ? { exemptionReasonCode: g.code } : {}),
-    ...(g.reason ? { exemptionReason: g.reason } : {}),
-  }));
+  let subtotal = 0n;
+  let taxTotal = 0n;
+  doc.taxBreakdown = [...groups.values()].map((g) => {
+    const tax = percentOf(g.taxable, g.taxRate);
+    subtotal += g.taxable;
+    taxTotal += tax;
+    return {
+      taxCategory: g.taxCategory,
+      taxRate: g.taxRate,
+      taxableAmount: fromMinor(g.taxable, digits),
+      taxAmount: fromMinor(tax, digits),
+      ...(g.code ? { exemptionReasonCode: g.code } : {}),
+      ...(g.reason ? { exemptionReason: g.reason } : {}),
+    };
+  });
   doc.currency = currency;
+  return { subtotal, taxTotal, total: subtotal + taxTotal };
 }

@@ -64,6 +64,9 @@ export const companies: CommandGroup = {
         }
         const svc = await ctx.services({ apps: true });
         const company = await companyOf(ctx, svc);
+        // Its types first, as the route's schema checks them (loaded here only: the light commands do not load ajv).
+        const [{ check, compileFor }, { profilePatchSchema }] = await Promise.all([import('../../core/kernel/validation.ts'), import('../../core/tenancy/company-profile.ts')]);
+        check(compileFor('body', profilePatchSchema), patch, 'body', lang, svc.tr);
         const data = await svc.companies.update(company.id, patch, { actor, lang, tr: svc.tr });
         return { data, text: say(lang, 'companies.updated', { ...data, vatNumber: data.vatNumber ?? '-', vatRate: data.vatRate }) };
       },

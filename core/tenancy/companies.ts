@@ -7,9 +7,8 @@ import type { UnitOfWork } from '../audit/unit-of-work.ts';
 import { newId, isoNow } from '../kernel/ids.ts';
 import { DiwanError, type ErrorDetail } from '../kernel/errors/diwan-error.ts';
 import type { Lang, Translator } from '../kernel/i18n/i18n.ts';
-import { check, compileFor, validationError } from '../kernel/validation.ts';
 import type { CompanyRow } from '../storage/repos/companies.ts';
-import { applyProfilePatch, profileOf, profilePatchSchema, profileProblems, profileProperties, type CompanyProfile } from './company-profile.ts';
+import { applyProfilePatch, profileOf, profileProblems, profileProperties, type CompanyProfile } from './company-profile.ts';
 
 /** A company and its seller's profile (what its tax invoices name). */
 export interface Company extends CompanyProfile {
@@ -32,8 +31,6 @@ export const companySchema = {
     ...profileProperties,
   },
 } as const;
-
-let patchValidator: ReturnType<typeof compileFor> | undefined;
 
 const fromRow = ({ profile, ...row }: CompanyRow): Company => ({ ...row, ...profileOf(profile) });
 
@@ -91,12 +88,11 @@ export class Companies {
   }
 
   /**
-   * Changes the name and the seller's profile: its types (as the route's schema, for the CLI
-   * too), then its forms, every problem at once in `lang`; stored and audited in the request's
-   * unit of work.
+   * Changes the name and the seller's profile (`patch` has passed `profilePatchSchema`: the
+   * route's, or the CLI's check): its forms, every problem at once in `lang`; stored and audited
+   * in the request's unit of work.
    */
   async update(id: string, patch: Record<string, unknown>, scope: { actor: Actor; requestId?: string | null; lang: Lang; tr: Translator }): Promise<Company> {
-    check(patchValidator ??= compileFor('body', profilePatchSchema), patch, 'body', scope.lang, scope.tr);
     return this.uow.run({ companyId: id, actor: scope.actor, appId: 'core', requestId: scope.requestId ?? null }, async (w) => {
       const row = await this.repo.get(id);
       if (!row) throw new DiwanError('NOT_FOUND', [{ resource: 'companies', id }]);
@@ -105,7 +101,7 @@ export class Companies {
       const problems = profileProblems(nextProfile, scope.lang, scope.tr);
       const name = typeof patch.name === 'string' ? patch.name.trim() : row.name;
       if (!name) problems.push({ in: 'body', pointer: '/name', rule: 'minLength', message: scope.tr.t(scope.lang, 'rule.minLength', { field: 'name', count: 1 }) });
-      if (problems.length) throw validationError(problems);
+      if (problems.length) throw new DiwanError('VALIDATION_ERROR', problems, { summary: String(problems[0].message) });
       await this.repo.update(id, name, JSON.stringify(nextProfile));
       await this.changes.bump('companies');
       this.cache.delete(id);
