@@ -85,6 +85,14 @@ function unstorable(s: string): 'nul' | 'surrogate' | undefined {
   return wellFormed(s) ? undefined : 'surrogate';
 }
 
+/** Each thing that keeps a string out of some database: a string may hold both, and each is named. */
+function unstorableRules(s: string): ('nul' | 'surrogate')[] {
+  const rules: ('nul' | 'surrogate')[] = [];
+  if (s.includes('\0')) rules.push('nul');
+  if (!wellFormed(s)) rules.push('surrogate');
+  return rules;
+}
+
 /**
  * A detail for each string (or object key) in `value` that holds U+0000 or a lone surrogate.
  * PostgreSQL stores neither (no text holds U+0000; a document's JSON with `\udfff` fails its
@@ -102,14 +110,13 @@ export function unstorableDetails(value: unknown, part: RequestPart, lang: Lang,
   while (stack.length) {
     const [v, pointer] = stack.pop()!;
     if (typeof v === 'string') {
-      const rule = unstorable(v);
-      if (rule) found(pointer, rule);
+      for (const rule of unstorableRules(v)) found(pointer, rule);
     } else if (Array.isArray(v)) v.forEach((x, i) => stack.push([x, `${pointer}/${i}`]));
     else if (v !== null && typeof v === 'object') {
       for (const [k, x] of Object.entries(v)) {
-        const rule = unstorable(k);
-        if (rule) found(`${pointer}/${esc(k)}`, rule);
-        else stack.push([x, `${pointer}/${esc(k)}`]);
+        const rules = unstorableRules(k);
+        for (const rule of rules) found(`${pointer}/${esc(k)}`, rule);
+        if (!rules.length) stack.push([x, `${pointer}/${esc(k)}`]);
       }
     }
   }
