@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Host } from '../core/host.ts';
 import { runCli } from './cli-run.ts';
 import { processDatabase } from './db.ts';
+import { INITIAL_PIH, invoiceHash, parseQr } from '../apps-installed/invoicing/zatca/index.ts';
 import { ARABIC, createCompany, createCustomer, expectError, makeHost, type Client, type TestCompany } from './helpers.ts';
 
 const PROFILE = {
@@ -334,6 +335,52 @@ describe('invoicing a Saudi business', () => {
       expect(await get(other.id)).toMatchObject({ state: 'paid', creditedTotal: 114.99, balanceDue: 0 });
       const events = JSON.stringify((await api.get('/api/v1/events?topics=invoice.creditNote.issued,invoice.payment.recorded,invoice.paid')).json());
       for (const t of ['invoice.creditNote.issued', 'invoice.payment.recorded', 'invoice.paid']) expect(events).toContain(t);
+    });
+  });
+  describe('e-invoices: the hash chain, the QR, the XML and the PDF', () => {
+    it('keeps one unbroken chain through 50 concurrent sends: each PIH is the hash of the document with the counter before', async () => {
+      const fresh = await createCompany(host, { name: 'Chain shop', currency: 'SAR' });
+      const c = fresh.as();
+      expect((await c.patch('/api/v1/company', PROFILE)).statusCode).toBe(200);
+      const cus = await createCustomer(c, 'Walk-in');
+      const drafts = [];
+      for (let i = 0; i < 50; i++) drafts.push(await draft(cus.id, [line(1, 10 + i)], c));
+      const sent = await Promise.all(drafts.map((d) => c.post(`/api/v1/invoices/${d.id}/send`, {})));
+      for (const r of sent) expect(r.statusCode, r.body).toBe(200);
+      const chain = sent.map((r) => r.json().data).sort((a, b) => a.counter - b.counter);
+      expect(chain.map((d) => d.counter)).toEqual(Array.from({ length: 50 }, (_, i) => i + 1));
+      expect(chain[0].previousHash).toBe(INITIAL_PIH);
+      for (let i = 1; i < chain.length; i++) expect(chain[i].previousHash, `counter ${chain[i].counter}`).toBe(chain[i - 1].hash);
+      expect(new Set(chain.map((d) => d.hash)).size).toBe(50);
+    });
+
+    it('seals each issued document: its PIH is the hash of the one before, the XML rebuilds to its hash, the QR carries tags 1–5, the PDF is served', async () => {
+      const b2b = (await api.post('/api/v1/customers', {
+        name: 'Jeddah Supplies', legalNameAr: 'توريدات جدة', vatNumber: '300000000000003', crNumber: '4030000000',
+        buildingNumber: '2222', street: 'Tahlia Street', district: 'Al Andalus', city: 'Jeddah', postalCode: '23326', country: 'SA',
+      })).json().data;
+      const first = await send((await draft(b2b.id, [line(1, 100)])).id);
+      const second = await send((await draft(b2b.id, [line(2, 50), line(1, 10, { taxCategory: 'Z', exemptionReasonCode: 'VATEX-SA-32' })])).id);
+      const note = (await api.post('/api/v1/credit-notes', { invoiceId: second.id, reason: 'Returned', lines: [line(1, 50)] })).json().data;
+      expect(second.previousHash).toBe(first.hash);
+      expect(note.counter).toBe(second.counter + 1);
+      expect(note.previousHash).toBe(second.hash);
+      for (const [doc, path] of [[first, 'invoices'], [second, 'invoices'], [note, 'credit-notes']] as const) {
+        const xml = await api.get(`/api/v1/${path}/${doc.id}/xml`);
+        expect(xml.statusCode, xml.body).toBe(200);
+        expect(xml.headers['content-type']).toMatch(/^application\/xml/);
+        expect(xml.body).toContain(`<cbc:UUID>${doc.uuid}</cbc:UUID>`);
+        expect(xml.body).toContain(`<cbc:UUID>${doc.counter}</cbc:UUID>`);
+        expect(invoiceHash(xml.body)).toBe(doc.hash);
+        const pdf = await api.get(`/api/v1/${path}/${doc.id}/pdf`);
+        expect(pdf.statusCode).toBe(200);
+        expect(pdf.headers['content-type']).toMatch(/^application\/pdf/);
+        expect(pdf.rawPayload.subarray(0, 5).toString()).toBe('%PDF-');
+      }
+      expect(parseQr(first.qr)).toMatchObject({ sellerName: `${PROFILE.legalName.ar} | ${PROFILE.legalName.en}`, vatNumber: PROFILE.vatNumber, total: '115.00', vatTotal: '15.00' });
+      // A draft has no e-invoice yet.
+      const d = await draft(b2b.id, [line(1, 1)]);
+      expectError(await api.get(`/api/v1/invoices/${d.id}/xml`), 409, 'CONFLICT');
     });
   });
 });

@@ -779,6 +779,18 @@ describe('every installed app answers', () => {
     });
     // Custom routes the operation drivers above did not call.
     const custom: Record<string, () => Promise<Res>> = {
+      // An issued document's e-invoice and PDF (this company has no VAT number: CONFLICT, named).
+      ...Object.fromEntries(
+        (
+          [
+            ['invoices', issuedInvoice],
+            ['credit-notes', () => createDoc('invoicing', 'creditNote', {})],
+            ['debit-notes', () => createDoc('invoicing', 'debitNote', {})],
+          ] as const
+        ).flatMap(([resource, make]) =>
+          ['xml', 'pdf'].map((what) => [`GET /api/v1/${resource}/:id/${what}`, async () => call('GET', `/api/v1/${resource}/${(await make()).id}/${what}`, undefined, `/api/v1/${resource}/:id/${what}`)]),
+        ),
+      ),
       'GET /api/v1/customers/:id/balance': async () => {
         const c = await createDoc('invoicing', 'customer', {});
         return call('GET', `/api/v1/customers/${c.id}/balance`, undefined, '/api/v1/customers/:id/balance');

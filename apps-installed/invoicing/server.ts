@@ -6,6 +6,10 @@
 import { randomUUID } from 'node:crypto';
 import { defineApp, route, fieldError, AppError, fromMinor, minorDigits, toMinor, type AppContext, type Doc } from 'diwan/sdk';
 import { priceLines } from './vat.ts';
+import { TYPE_OF, type DocumentKind } from './e-invoice-kinds.ts';
+
+/** The e-invoice and PDF code (zatca/, pdf/ and their libraries), loaded when first used. */
+const eInvoice = () => import('./e-invoice.ts');
 
 /** States in which an invoice is issued: it has its number and takes notes and payments. */
 const ISSUED = ['sent', 'paid'];
@@ -70,18 +74,46 @@ async function settle(ctx: AppContext, invoiceId: string): Promise<Doc> {
   return inv.state === 'sent' && inv.balanceDue === 0 ? ctx.docs('invoice').transition(invoiceId, 'pay') : inv;
 }
 
-/** A credit or debit note: priced like an invoice, issued at once with the invoice's customer and kind. */
-function noteHooks(series: string) {
+/** A credit or debit note: priced like an invoice, issued (and sealed) at once with the invoice's customer and kind. */
+function noteHooks(series: string, kind: DocumentKind) {
   return {
     async beforeCreate(doc: Record<string, unknown>, ctx: AppContext) {
-      // The series is taken first: concurrent notes on one company queue there, and each then reads the invoice as the previous one left it.
+      // The counter and series are taken first: concurrent notes on one company queue there, and each then reads the invoice as the previous one left it.
       await issue(doc, series, ctx);
       const inv = await issuedInvoice(ctx, doc.invoiceId as string);
-      priceLines(doc, ctx);
+      const totals = priceLines(doc, ctx);
       Object.assign(doc, { customerId: inv.customerId, kind: inv.kind, date: ctx.clock.today() });
+      await (await eInvoice()).seal(ctx, doc, kind, totals);
     },
   };
 }
+
+/** GET …/xml (the ZATCA e-invoice) and …/pdf (the bilingual PDF) of each kind of issued document. */
+const RESOURCE: Record<DocumentKind, string> = { invoice: 'invoices', credit: 'credit-notes', debit: 'debit-notes' };
+const eInvoiceRoutes = (Object.keys(RESOURCE) as DocumentKind[]).flatMap((kind) => {
+  const resource = RESOURCE[kind];
+  const sealed = async (ctx: AppContext, id: string): Promise<Doc> => {
+    const doc = await ctx.docs(TYPE_OF[kind]).get(id);
+    if (!doc) throw new AppError('NOT_FOUND', [{ resource, id }]);
+    if (!doc.hash) throw new AppError('CONFLICT', [{ reason: 'not_sealed', id, state: doc.state }], { reason: ctx.t('notSealed', { what: kind, id }) });
+    return doc;
+  };
+  const params = { type: 'object', required: ['id'], properties: { id: { type: 'string', maxLength: 64 } } } as const;
+  return [
+    route({
+      method: 'GET', url: `/${resource}/:id/xml`, permission: `${resource}:read`, produces: 'application/xml', errors: ['NOT_FOUND', 'CONFLICT'],
+      summary: `The ${kind === 'invoice' ? 'invoice' : `${kind} note`}'s e-invoice: UBL 2.1 with ZATCA's fields (ICV, PIH, QR), as it was sealed at issue`,
+      schema: { params, response: { 200: { type: 'string', description: 'UBL 2.1 Invoice XML' } } },
+      handler: async (req, ctx) => ({ body: await (await eInvoice()).xmlOf(ctx, await sealed(ctx, req.params.id), kind) }),
+    }),
+    route({
+      method: 'GET', url: `/${resource}/:id/pdf`, permission: `${resource}:read`, produces: 'application/pdf', errors: ['NOT_FOUND', 'CONFLICT'],
+      summary: `The ${kind === 'invoice' ? 'invoice' : `${kind} note`} as a bilingual (Arabic and English) PDF with its QR code`,
+      schema: { params, response: { 200: { type: 'string', format: 'binary', description: 'PDF' } } },
+      handler: async (req, ctx) => ({ body: await (await eInvoice()).pdfOf(ctx, await sealed(ctx, req.params.id), kind) }),
+    }),
+  ];
+});
 
 export default defineApp({
   id: 'invoicing',
@@ -102,12 +134,15 @@ export default defineApp({
         // Issued: what was issued stays (its fields are locked, its computed values kept), and
         // the settlement follows the payments and notes. The first update after `send` issues it.
         if (previous.number === undefined) {
-          priceLines(doc, ctx);
+          const totals = priceLines(doc, ctx);
           await issue(doc, 'invoice', ctx);
           const customer = await ctx.docs('customer').get(doc.customerId as string);
           doc.kind = customer?.vatNumber ? 'standard' : 'simplified';
+          await (await eInvoice()).seal(ctx, doc, 'invoice', totals);
         } else {
-          for (const k of ['lines', 'taxBreakdown', 'currency', 'number', 'counter', 'uuid', 'kind', 'issuedAt']) doc[k] = previous[k];
+          for (const k of ['lines', 'taxBreakdown', 'currency', 'number', 'counter', 'uuid', 'kind', 'issuedAt', 'previousHash', 'hash', 'qr']) {
+            if (previous[k] !== undefined) doc[k] = previous[k];
+          }
         }
         doc.amountPaid = await sumFor(ctx, 'payment', previous.id, 'amount');
         doc.creditedTotal = await sumFor(ctx, 'creditNote', previous.id, 'total');
@@ -123,7 +158,7 @@ export default defineApp({
       },
     },
     creditNote: {
-      ...noteHooks('credit-note'),
+      ...noteHooks('credit-note', 'credit'),
       async afterCreate(doc, ctx) {
         // Never more than is left to credit: the invoice's total and debit notes, less what earlier credit notes took.
         const inv = (await ctx.docs('invoice').get(doc.invoiceId as string))!;
@@ -141,7 +176,7 @@ export default defineApp({
         // A paid invoice is closed: what was undercharged after it was paid is billed anew.
         const inv = await ctx.docs('invoice').get(doc.invoiceId as string);
         if (inv?.state === 'paid') throw new AppError('CONFLICT', [{ reason: 'paid', invoiceId: inv.id, state: inv.state }], { reason: ctx.t('debitOnPaid', { id: inv.number ?? inv.id }) });
-        await noteHooks('debit-note').beforeCreate(doc, ctx);
+        await noteHooks('debit-note', 'debit').beforeCreate(doc, ctx);
       },
       async afterCreate(doc, ctx) {
         await settle(ctx, doc.invoiceId as string);
@@ -172,6 +207,7 @@ export default defineApp({
     },
   },
   routes: [
+    ...eInvoiceRoutes,
     route({
       method: 'POST',
       url: '/invoices/:id/payments',
