@@ -161,6 +161,9 @@ describe('invoicing a Saudi business', () => {
         const ar = expectError(await api.post('/api/v1/invoices', body([l]), { 'accept-language': 'ar' }), 400, 'VALIDATION_ERROR');
         expect(ar.details[0].message).toMatch(ARABIC);
       }
+      // Two exemption reasons in one category: an e-invoice gives each category one.
+      const mixed = expectError(await api.post('/api/v1/invoices', body([line(1, 10, { taxCategory: 'Z', exemptionReasonCode: 'VATEX-SA-32' }), line(1, 10, { taxCategory: 'Z', exemptionReasonCode: 'VATEX-SA-35' })])), 400, 'VALIDATION_ERROR');
+      expect(mixed.details).toEqual([expect.objectContaining({ pointer: '/lines', rule: 'validation', message: expect.stringMatching(/one exemption reason/) })]);
       // All at once: a line of each kind of mistake.
       const all = expectError(await api.post('/api/v1/invoices', body(cases.map(([l]) => l))), 400, 'VALIDATION_ERROR');
       expect(all.details).toHaveLength(4);

@@ -2,7 +2,7 @@
 // minor units (half away from zero, which for amounts of money is "half up"):
 // - a line's net amount is quantity × unit price, rounded once (BT-131);
 // - its VAT is net × rate ÷ 100, rounded (KSA-11, BR-KSA-50), and net + VAT its amount with VAT (KSA-12, BR-KSA-51);
-// - the breakdown has one entry per category, rate and exemption reason: the sum of its lines'
+// - the breakdown has one entry per category and rate (with its one exemption reason): the sum of its lines'
 //   net amounts (BR-S-08) and its VAT, taxable × rate ÷ 100 rounded once (BR-CO-17). The
 //   document's VAT total is the sum of the breakdown's (BR-CO-14), so a document of three lines
 //   of 10.10 at 15 % has VAT 4.55 (30.30 × 0.15 = 4.545), though each line shows 1.52.
@@ -69,7 +69,8 @@ export function priceLines(doc: Record<string, unknown>, ctx: AppContext): Total
     const net = multiplyToMinor(line.quantity, line.unitPrice, digits);
     const tax = percentOf(net, rate);
     Object.assign(line, { amount: fromMinor(net, digits), taxRate: rate, taxAmount: fromMinor(tax, digits), amountWithTax: fromMinor(net + tax, digits) });
-    const key = `${category}|${rate}|${line.exemptionReasonCode ?? ''}|${line.exemptionReason ?? ''}`;
+    // One entry per category and rate, as the e-invoice has them (a rule keeps one exemption reason per category).
+    const key = `${category}|${rate}`;
     const g = groups.get(key);
     if (g) g.taxable += net;
     else groups.set(key, { taxCategory: category, taxRate: rate, taxable: net, code: line.exemptionReasonCode, reason: line.exemptionReason });
