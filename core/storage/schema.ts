@@ -49,7 +49,8 @@ const companyRef: ColumnDef = { type: 'text', notNull: true, references: { table
 export const tables: TableDef[] = [
   {
     name: 'companies',
-    columns: { id, name: text, currency: text, created_at: text },
+    // `profile`: the seller's details a tax invoice names (JSON; core/tenancy/company-profile.ts).
+    columns: { id, name: text, currency: text, created_at: text, profile: textNull },
   },
   {
     name: 'api_keys',
