@@ -194,7 +194,13 @@ export class Dispatcher {
         await this.deps.deliveries.insertMany(rows, now);
         // Candidates once committed: a take running meanwhile (another connection) would find no
         // row yet and drop them.
-        this.deps.db.afterCommit(() => rows.forEach((r) => this.addCandidate(r.endpointId)));
+        this.deps.db.afterCommit(() => {
+          const sent = new Set(rows.map((r) => r.eventId));
+          this.deps.deliveries.remember(
+            events.filter((e) => sent.has(e.id)).map((e) => ({ id: e.id, company_id: e.companyId, data: e.data, test: e.test, created_at: e.createdAt })),
+          );
+          rows.forEach((r) => this.addCandidate(r.endpointId));
+        });
         if (events.length) await this.deps.outbox.markDispatched(events.map((e) => e.id));
         return events.length;
       });
