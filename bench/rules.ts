@@ -16,20 +16,26 @@ import { arg, machineLine, median } from './lib/util.ts';
 const ROUNDS = arg('rounds', 9);
 const CREATES = arg('creates', 400);
 
-/** The payroll manifest without its expressions: computed fields become plain fields. */
-function withoutRules(m: Manifest): Manifest {
+/** The payroll manifest without its expressions (computed fields become plain fields), or without its aggregates only. */
+function withoutRules(m: Manifest, only: 'all' | 'aggregates' = 'all'): Manifest {
   const out = structuredClone(m) as Manifest;
   for (const dt of out.documentTypes ?? []) {
-    delete dt.validations;
-    delete dt.lockedIn;
+    if (only === 'all') {
+      delete dt.validations;
+      delete dt.lockedIn;
+    }
     for (const f of dt.fields) {
-      delete (f as { compute?: string }).compute;
-      delete (f as { default?: string }).default;
+      if (only === 'all') {
+        delete (f as { compute?: string }).compute;
+        delete (f as { default?: string }).default;
+      }
       delete (f as { aggregate?: unknown }).aggregate;
     }
   }
   return validManifest(out);
 }
+
+type Kind = 'on' | 'noAggregates' | 'off';
 
 interface Subject {
   host: Host;
@@ -38,10 +44,10 @@ interface Subject {
   employeeId: string;
 }
 
-async function subject(rules: boolean): Promise<Subject> {
+async function subject(kind: Kind): Promise<Subject> {
   const sources: AppSource[] = firstPartySources()
     .filter((s) => s.manifest.id === 'employees' || s.manifest.id === 'payroll')
-    .map((s) => (rules || s.manifest.id !== 'payroll' ? s : { ...s, manifest: withoutRules(s.manifest) }));
+    .map((s) => (kind === 'on' || s.manifest.id !== 'payroll' ? s : { ...s, manifest: withoutRules(s.manifest, kind === 'off' ? 'all' : 'aggregates') }));
   const host = await buildHost({ dbFile: ':memory:', sources, logger: false, config: { rateLimitPerMinute: 0 } });
   const { company } = await host.createCompany({ name: 'Bench', currency: 'SAR', apps: ['employees', 'payroll'] });
   const { key } = await host.keys.create({ companyId: company.id, actor: { type: 'cli', id: 'bench' }, appId: 'core' }, { role: 'Owner', scopes: ['*'] });
@@ -71,40 +77,26 @@ async function creates(s: Subject, rules: boolean, n: number): Promise<{ rate: n
   return { rate: n / ((performance.now() - t0) / 1000), cpu: (c.user + c.system) / n };
 }
 
-const on = await subject(true);
-const off = await subject(false);
+// Three hosts: the rules, the rules but for the run's totals (what the expressions cost apart
+// from the extra write of the run each payslip makes), and none.
+const subjects = { on: await subject('on'), noAggregates: await subject('noAggregates'), off: await subject('off') };
+const kinds = Object.keys(subjects) as Kind[];
 try {
-  // Warm both (JIT, the compiled validators and rules) before measuring.
-  for (let i = 0; i < 3; i++) {
-    await creates(on, true, 400);
-    await creates(off, false, 400);
-  }
-  const ratios: number[] = [];
-  const cpuRatios: number[] = [];
-  const onRuns: { rate: number; cpu: number }[] = [];
-  const offRuns: { rate: number; cpu: number }[] = [];
+  // Warm all three (JIT, the compiled validators and rules) before measuring.
+  for (let i = 0; i < 3; i++) for (const k of kinds) await creates(subjects[k], k !== 'off', 400);
+  const runs: Record<Kind, { rate: number; cpu: number }[]> = { on: [], noAggregates: [], off: [] };
   for (let r = 0; r < ROUNDS; r++) {
-    // Back to back in each round, alternating which goes first.
-    let a: { rate: number; cpu: number };
-    let b: { rate: number; cpu: number };
-    if (r % 2 === 0) {
-      a = await creates(on, true, CREATES);
-      b = await creates(off, false, CREATES);
-    } else {
-      b = await creates(off, false, CREATES);
-      a = await creates(on, true, CREATES);
-    }
-    onRuns.push(a);
-    offRuns.push(b);
-    ratios.push(a.rate / b.rate);
-    cpuRatios.push(b.cpu / a.cpu);
+    // Back to back in each round, the order turning round by round.
+    const order = kinds.map((_, i) => kinds[(i + r) % kinds.length]);
+    for (const k of order) runs[k].push(await creates(subjects[k], k !== 'off', CREATES));
   }
+  const ratio = (k: Kind) => median(runs[k].map((x, i) => x.rate / runs.off[i].rate));
+  const cpuRatio = (k: Kind) => median(runs[k].map((x, i) => runs.off[i].cpu / x.cpu));
   console.log(machineLine());
   console.log(`payroll creates (payslip + end-of-service alternately), ${ROUNDS} rounds × ${CREATES}:`);
-  console.log(`  rules on : ${median(onRuns.map((x) => x.rate)).toFixed(0)} creates/s, ${median(onRuns.map((x) => x.cpu)).toFixed(0)} µs CPU each`);
-  console.log(`  rules off: ${median(offRuns.map((x) => x.rate)).toFixed(0)} creates/s, ${median(offRuns.map((x) => x.cpu)).toFixed(0)} µs CPU each`);
-  console.log(`  throughput ratio ${median(ratios).toFixed(3)}×, CPU ratio (off/on) ${median(cpuRatios).toFixed(3)}× (target ≥ 0.9×); rounds: ${ratios.map((x) => x.toFixed(2)).join(' ')}`);
+  for (const k of kinds) console.log(`  ${k.padEnd(12)}: ${median(runs[k].map((x) => x.rate)).toFixed(0)} creates/s, ${median(runs[k].map((x) => x.cpu)).toFixed(0)} µs CPU each`);
+  console.log(`  rules / off: throughput ${ratio('on').toFixed(3)}×, CPU (off/on) ${cpuRatio('on').toFixed(3)}× (target ≥ 0.9×); rounds: ${runs.on.map((x, i) => (x.rate / runs.off[i].rate).toFixed(2)).join(' ')}`);
+  console.log(`  rules without the run's totals / off: throughput ${ratio('noAggregates').toFixed(3)}×, CPU ${cpuRatio('noAggregates').toFixed(3)}×`);
 } finally {
-  await on.host.close();
-  await off.host.close();
+  for (const k of kinds) await subjects[k].host.close();
 }

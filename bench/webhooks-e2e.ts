@@ -182,7 +182,11 @@ async function runBare(port: number, events = EVENTS, paceMs = 0, floor?: FloorP
   const secrets = Array.from({ length: ENDPOINTS }, () => generateSecret());
   const pool = new Pool(`http://127.0.0.1:${port}`, { connections: CONCURRENCY, pipelining: 1 });
   const agent = floor && webhookAgent({ allowLoopback: true, allowPrivate: false });
-  type Job = { body: string; bytes?: Buffer; endpoint: number; ready: number; eventId: string; warm: boolean; signature?: Promise<Signed>; t?: string };
+  type Job = {
+    body: string; bytes?: Buffer; endpoint: number; ready: number; eventId: string; warm: boolean; signature?: Promise<Signed>; t?: string;
+    /** Settles `signature` once the job's batch went to the pool. */
+    signed?: (s: Promise<Signed>) => void;
+  };
   const jobs: Job[] = [];
   let unsigned: Job[] = [];
   const signAll = () => {
@@ -193,8 +197,8 @@ async function runBare(port: number, events = EVENTS, paceMs = 0, floor?: FloorP
     const signed = floor!.signer.signAll(batch.map((j) => ({ secrets: [secrets[j.endpoint]], t, body: j.bytes!, id: j.eventId })));
     const ts = String(t);
     batch.forEach((j, i) => {
-      j.signature = signed.then((h) => h[i]);
       j.t = ts;
+      j.signed!(signed.then((h) => h[i]));
     });
   };
   const latencies: number[] = [];
@@ -215,7 +219,12 @@ async function runBare(port: number, events = EVENTS, paceMs = 0, floor?: FloorP
       for (let e = 0; e < ENDPOINTS; e++) {
         const job: Job = { body, bytes, endpoint: e, ready, eventId, warm: paceMs > 0 && i < WARM_UP };
         jobs.push(job);
-        if (floor) unsigned.push(job);
+        if (floor) {
+          // A worker may take the job before its batch is signed (on PostgreSQL the event write
+          // lets the workers run): it waits for the signature, as an attempt waits for its take's.
+          job.signature = new Promise<Signed>((resolve) => (job.signed = resolve));
+          unsigned.push(job);
+        }
       }
       if (floor && (paceMs || unsigned.length >= FLOOR_SIGN_EVENTS * ENDPOINTS || i === events - 1)) signAll();
       produced++;

@@ -25,6 +25,7 @@ import { auditRoutes } from './http/routes/audit.ts';
 import { apiKeyRoutes } from './http/routes/api-keys.ts';
 import { appRoutes } from './http/routes/apps.ts';
 import { appSettingsRoutes } from './http/routes/app-settings.ts';
+import { companyRoutes } from './http/routes/company.ts';
 import { eventRoutes } from './http/routes/events.ts';
 import { eventLogRoutes } from './http/routes/event-log.ts';
 import { webhookRoutes } from './http/routes/webhooks.ts';
@@ -109,6 +110,7 @@ export async function buildHost(opts: HostOptions = {}): Promise<Host> {
 
   for (const r of [
     ...systemRoutes({ permissions, openapi: openapiDocument }),
+    ...companyRoutes({ companies, tr }),
     ...auditRoutes(audit),
     ...apiKeyRoutes(keys),
     // Links name DIWAN_PUBLIC_URL, else the port the server bound (PORT=0 asks for any free one).

@@ -33,9 +33,23 @@ export interface DocHandle {
   remove(id: string): Promise<Doc>;
 }
 
+/** The caller's company and its seller's profile (set by the Owner: `PATCH /api/v1/company`). */
+export interface CompanyInfo {
+  id: string;
+  name: string;
+  currency: string;
+  legalName?: { en: string; ar: string };
+  /** VAT registration number: 15 digits, the first and the last 3. */
+  vatNumber?: string;
+  crNumber?: string;
+  address?: { buildingNumber?: string; street?: string; district?: string; city?: string; postalCode?: string; country?: string };
+  /** The standard VAT rate in percent (15 unless the company set another). */
+  vatRate: number;
+}
+
 export interface AppContext {
   appId: string;
-  company: { id: string; name: string; currency: string };
+  company: CompanyInfo;
   actor: { type: 'user' | 'key' | 'cli' | 'system'; id: string };
   lang: Lang;
   requestId: string | null;
@@ -151,7 +165,9 @@ export interface RouteRequest<S extends RouteSchemas> {
 
 export interface RouteReply {
   status?: number;
+  /** JSON (serialised by the route's response schema), or the bytes or text of a route that `produces` another media type. */
   body: unknown;
+  headers?: Record<string, string>;
 }
 
 export interface AppRoute<S extends RouteSchemas = RouteSchemas> {
@@ -165,6 +181,8 @@ export interface AppRoute<S extends RouteSchemas = RouteSchemas> {
   schema: S;
   /** Error codes the route may answer beyond the usual ones, for the OpenAPI document. */
   errors?: string[];
+  /** The media type of its success answer when not JSON (`application/xml`, `application/pdf`): the handler's `body` is sent as it is. */
+  produces?: string;
   handler(req: RouteRequest<NoInfer<S>>, ctx: AppContext): RouteReply | Promise<RouteReply>;
 }
 

@@ -89,7 +89,8 @@ describe('audit log', () => {
     const inv = (await co.as('Member').post('/api/v1/invoices', invoiceBody(customer.id))).json().data;
     const [row] = await auditOf('invoices', inv.id);
     expect(row).toMatchObject({ companyId: co.company.id, actor: { type: 'key', id: keyIdOf(co.keys.Member) }, action: 'create', resource: 'invoices', before: null, after: inv });
-    expect(row.after).toMatchObject({ currency: 'SAR', total: 200, state: 'draft' });
+    // 2 × 100.00 with 15 % VAT
+    expect(row.after).toMatchObject({ currency: 'SAR', total: 230, state: 'draft' });
   });
 
   it('records a key create (POST /api/v1/api-keys) without the key', async () => {
@@ -117,20 +118,28 @@ describe('audit log', () => {
     const customer = await createCustomer(co.as(), 'Old name');
     const patched = (await co.as().patch(`/api/v1/customers/${customer.id}`, { name: 'New name' })).json().data;
     const inv = (await co.as().post('/api/v1/invoices', invoiceBody(customer.id))).json().data;
-    const sent = await co.as().post(`/api/v1/invoices/${inv.id}/send`);
-    expect(sent.statusCode, sent.body).toBe(200);
+    // A draft is voided and deleted; an issued invoice is not (it is cancelled by a credit note).
     const voided = await co.as('Manager').post(`/api/v1/invoices/${inv.id}/void`);
     expect(voided.statusCode, voided.body).toBe(200);
     expect((await co.as('Manager').delete(`/api/v1/invoices/${inv.id}`)).statusCode).toBe(200);
+    const other = (await co.as().post('/api/v1/invoices', invoiceBody(customer.id))).json().data;
+    const sent = await co.as().post(`/api/v1/invoices/${other.id}/send`);
+    expect(sent.statusCode, sent.body).toBe(200);
 
     const [update] = await auditOf('customers', customer.id);
     expect(update).toMatchObject({ action: 'update', before: { name: 'Old name' }, after: { name: 'New name' } });
     expect(update.after).toEqual(patched);
     const log = await auditOf('invoices', inv.id);
-    expect(log.map((r) => r.action)).toEqual(['delete', 'void', 'send', 'create']);
-    expect(log[2]).toMatchObject({ before: { state: 'draft' }, after: { state: 'sent' } });
-    expect(log[1]).toMatchObject({ actor: { id: keyIdOf(co.keys.Manager) }, before: { state: 'sent' }, after: { state: 'void' } });
+    expect(log.map((r) => r.action)).toEqual(['delete', 'void', 'create']);
+    expect(log[1]).toMatchObject({ actor: { id: keyIdOf(co.keys.Manager) }, before: { state: 'draft' }, after: { state: 'void' } });
     expect(log[0]).toMatchObject({ before: { id: inv.id, state: 'void' }, after: null });
+    // Sending is the transition, then the issue in the same unit of work (the number, the UUID).
+    const issued = await auditOf('invoices', other.id);
+    expect(issued.map((r) => r.action)).toEqual(['update', 'send', 'create']);
+    expect(issued[1]).toMatchObject({ before: { state: 'draft' }, after: { state: 'sent' } });
+    expect(issued[0].before).toMatchObject({ state: 'sent' });
+    expect(issued[0].before).not.toHaveProperty('number');
+    expect(issued[0].after).toMatchObject({ state: 'sent', number: expect.any(Number), uuid: expect.any(String) });
   });
 
   it('writes each write, its audit row and its outbox events together', async () => {

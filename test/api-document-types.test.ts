@@ -35,9 +35,12 @@ describe('document types for clients', () => {
     // Read-only and required: the app's hooks always set it.
     expect(field('total')).toMatchObject({ type: 'money', readOnly: true, required: true });
     expect(field('lines')).toMatchObject({ type: 'lines', minItems: 1, maxItems: 500 });
-    expect(field('lines').fields.map((f: { name: string; readOnly: boolean }) => [f.name, f.readOnly])).toEqual([['description', false], ['quantity', false], ['unitPrice', false], ['amount', true]]);
+    expect(field('lines').fields.map((f: { name: string; readOnly: boolean }) => [f.name, f.readOnly])).toEqual([
+      ['description', false], ['quantity', false], ['unitPrice', false], ['taxCategory', false], ['exemptionReasonCode', false], ['exemptionReason', false],
+      ['amount', true], ['taxRate', true], ['taxAmount', true], ['amountWithTax', true],
+    ]);
     expect(field('lines').fields[1]).toMatchObject({ type: 'number', minimum: 0, label: 'Quantity' });
-    expect(invoice.sort).toEqual(['createdAt', '-createdAt', 'customerId', '-customerId', 'state', '-state']);
+    expect(invoice.sort).toEqual(['createdAt', '-createdAt', 'customerId', '-customerId', 'number', '-number', 'counter', '-counter', 'state', '-state']);
 
     const ar = await types('Viewer', 'ar');
     expect(ar).toMatchObject({ lang: 'ar', dir: 'rtl' });
@@ -66,7 +69,8 @@ describe('document types for clients', () => {
     await host.lifecycle.disable(co.company.id, 'invoicing', { type: 'cli', id: 'test' });
     expect((await types('Owner')).data).toEqual([]);
     await host.lifecycle.enable(co.company.id, 'invoicing', { type: 'cli', id: 'test' });
-    expect((await types('Owner')).data).toHaveLength(2);
+    // customers, invoices, credit notes, debit notes, payments
+    expect((await types('Owner')).data).toHaveLength(5);
     const doc = (await host.app.inject({ method: 'GET', url: '/api/v1/openapi.json' })).json();
     const op = doc.paths['/api/v1/document-types'].get;
     expect(op.operationId).toBe('core.listDocumentTypes');
@@ -75,7 +79,9 @@ describe('document types for clients', () => {
 
   it('gives menu entries the document type they open, and says which apps have a web bundle', async () => {
     const menu = (await co.as('Viewer').get('/api/v1/menu')).json().data;
-    expect(menu.map((m: { id: string; documentType: string; resource: string }) => [m.id, m.documentType, m.resource])).toEqual([['customers', 'customer', 'customers'], ['invoices', 'invoice', 'invoices']]);
+    expect(menu.map((m: { id: string; documentType: string; resource: string }) => [m.id, m.documentType, m.resource])).toEqual([
+      ['customers', 'customer', 'customers'], ['invoices', 'invoice', 'invoices'], ['creditNotes', 'creditNote', 'credit-notes'], ['debitNotes', 'debitNote', 'debit-notes'], ['payments', 'payment', 'payments'],
+    ]);
     const apps = (await co.as('Viewer').get('/api/v1/apps?installed=true')).json().data;
     expect(apps[0]).toMatchObject({ id: 'invoicing', web: true });
   });

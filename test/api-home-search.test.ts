@@ -29,7 +29,7 @@ describe('home and search across apps', () => {
 
   it('counts what waits for the caller: states past the initial one that the caller may move on', async () => {
     const manager = (await co.as('Manager').get('/api/v1/home')).json().data;
-    // A Manager may pay or void a sent invoice; a draft is its author's work, not something handed on.
+    // A Manager may mark a sent invoice paid; a draft is its author's work, not something handed on.
     expect(manager.waiting).toEqual([{ app: 'invoicing', resource: 'invoices', state: 'sent', count: 2 }]);
     // A Member may only send (from draft, the initial state): nothing waits for them.
     expect((await co.as('Member').get('/api/v1/home')).json().data.waiting).toEqual([]);

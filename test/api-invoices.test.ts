@@ -1,5 +1,6 @@
 // Creating and reading invoices: the created shape, amounts rounded in the company currency's
-// minor units (half away from zero), every validation rule with its detail, and
+// minor units (half away from zero) with the company's 15 % VAT on standard-rated lines (VAT
+// itself: test/api-invoicing-saudi.test.ts), every validation rule with its detail, and
 // Idempotency-Key.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Host } from '../core/host.ts';
@@ -41,9 +42,11 @@ describe('invoices', () => {
         dueDate: '2026-02-14',
         currency: 'SAR',
         notes: 'Thanks',
-        lines: [{ description: 'Consulting', quantity: 2, unitPrice: 100, amount: 200 }],
+        lines: [{ description: 'Consulting', quantity: 2, unitPrice: 100, taxCategory: 'S', amount: 200, taxRate: 15, taxAmount: 30, amountWithTax: 230 }],
         subtotal: 200,
-        total: 200,
+        taxTotal: 30,
+        total: 230,
+        balanceDue: 230,
         createdAt: expect.any(String),
         updatedAt: expect.any(String),
       });
@@ -62,7 +65,9 @@ describe('invoices', () => {
       const inv = res.json().data;
       expect(inv.lines[0].amount).toBe(3.02);
       expect(inv.subtotal).toBe(3.02);
-      expect(inv.total).toBe(3.02);
+      // VAT 3.02 × 15 % = 0.453 → 0.45
+      expect(inv.taxTotal).toBe(0.45);
+      expect(inv.total).toBe(3.47);
       expect(inv.currency).toBe('SAR');
     });
 
@@ -71,13 +76,16 @@ describe('invoices', () => {
       const inv = (await sar.as().post('/api/v1/invoices', invoiceBody(customer.id, { lines: lines([3, 1.005], [1, 0.105], [3, 0.1]) }))).json().data;
       expect(inv.lines.map((l: { amount: number }) => l.amount)).toEqual([3.02, 0.11, 0.3]);
       expect(inv.subtotal).toBe(3.43);
-      expect(inv.total).toBe(3.43);
+      // VAT 3.43 × 15 % = 0.5145 → 0.51
+      expect(inv.total).toBe(3.94);
     });
 
     it('rounds negative amounts away from zero too (a credit line)', async () => {
       const inv = (await sar.as().post('/api/v1/invoices', invoiceBody(customer.id, { lines: lines([3, -1.005], [1, 10]) }))).json().data;
       expect(inv.lines[0].amount).toBe(-3.02);
-      expect(inv.total).toBe(6.98);
+      expect(inv.subtotal).toBe(6.98);
+      // VAT 6.98 × 15 % = 1.047 → 1.05
+      expect(inv.total).toBe(8.03);
     });
 
     it('rounds KWD amounts to 3 decimals', async () => {
@@ -86,7 +94,9 @@ describe('invoices', () => {
       expect(inv.currency).toBe('KWD');
       // 3.0015 → 3.002 (half away from zero), 2.0004 → 2.000
       expect(inv.lines.map((l: { amount: number }) => l.amount)).toEqual([3.002, 2]);
-      expect(inv.total).toBe(5.002);
+      expect(inv.subtotal).toBe(5.002);
+      // VAT 5.002 × 15 % = 0.7503 → 0.750
+      expect(inv.total).toBe(5.752);
     });
 
     it('rounds JPY amounts to whole yen', async () => {
@@ -95,7 +105,9 @@ describe('invoices', () => {
       expect(inv.currency).toBe('JPY');
       // 301.5 → 302, 0.5 → 1, 0.49 → 0
       expect(inv.lines.map((l: { amount: number }) => l.amount)).toEqual([302, 1, 0]);
-      expect(inv.total).toBe(303);
+      expect(inv.subtotal).toBe(303);
+      // VAT 303 × 15 % = 45.45 → 45
+      expect(inv.total).toBe(348);
       expect(Number.isInteger(inv.total)).toBe(true);
     });
 
@@ -240,7 +252,7 @@ describe('invoices', () => {
       expect(one.statusCode).toBe(200);
       expect(Object.keys(one.json())).toEqual(['data']);
       expect(one.json().data).toEqual(page.data[1]);
-      expect(one.json().data).toMatchObject({ id: ids[1], state: 'draft', notes: 'n1', currency: 'SAR', total: 200 });
+      expect(one.json().data).toMatchObject({ id: ids[1], state: 'draft', notes: 'n1', currency: 'SAR', total: 230 });
 
       // Filters: by customer and by state.
       expect((await co.as().get(`/api/v1/invoices?customerId=${cus.id}`)).json().total).toBe(3);
@@ -253,14 +265,14 @@ describe('invoices', () => {
       const inv = (await sar.as().post('/api/v1/invoices', invoiceBody(customer.id))).json().data;
       const res = await sar.as().patch(`/api/v1/invoices/${inv.id}`, { notes: 'Updated' });
       expect(res.statusCode, res.body).toBe(200);
-      expect(res.json().data).toMatchObject({ id: inv.id, notes: 'Updated', total: 200, currency: 'SAR' });
+      expect(res.json().data).toMatchObject({ id: inv.id, notes: 'Updated', total: 230, currency: 'SAR' });
     });
 
     it('replaces lines with PATCH and recomputes the totals', async () => {
       const inv = (await sar.as().post('/api/v1/invoices', invoiceBody(customer.id))).json().data;
       const res = await sar.as().patch(`/api/v1/invoices/${inv.id}`, { lines: lines([3, 1.005]) });
       expect(res.statusCode, res.body).toBe(200);
-      expect(res.json().data).toMatchObject({ lines: [{ amount: 3.02 }], subtotal: 3.02, total: 3.02 });
+      expect(res.json().data).toMatchObject({ lines: [{ amount: 3.02 }], subtotal: 3.02, total: 3.47 });
     });
   });
 

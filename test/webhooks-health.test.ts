@@ -231,10 +231,13 @@ describe('endpoint health never costs a delivery result', () => {
         result: { ok: true, status: 200, durationMs: 3, responseExcerpt: 'ok', responseBytes: 2 },
         next: { state: 'delivered' as const, nextAttemptAt: null },
       };
-      await deliveries.recordMany([item], async () => {
-        await host.storage.db.run('UPDATE webhook_endpoints SET failing_since = 1 WHERE id = ?', [ep.id]);
-        throw new Error('health failed');
-      });
+      // What may fail goes in the savepoint the step is given (the health step's failures do).
+      await deliveries.recordMany([item], (_items, savepoint) =>
+        savepoint(async () => {
+          await host.storage.db.run('UPDATE webhook_endpoints SET failing_since = 1 WHERE id = ?', [ep.id]);
+          throw new Error('health failed');
+        }),
+      );
       expect((await deliveries.get(ep.id, row.id)).state).toBe('delivered');
       // What the failing step wrote is undone with it.
       expect((await co.as().get(`/api/v1/webhook-endpoints/${ep.id}`)).json().data.failingSince).toBeNull();

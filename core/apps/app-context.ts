@@ -1,6 +1,7 @@
 // Services bound to one app and one caller's company (the Backstage `forPlugin` shape): an app
 // reaches its data, strings, audit and events only through this object, never the host.
-import type { AppContext, DocHandle, EnqueueOptions } from '../../sdk/define-app.ts';
+import type { AppContext, CompanyInfo, DocHandle, EnqueueOptions } from '../../sdk/define-app.ts';
+import type { Company } from '../tenancy/companies.ts';
 import type { UnitOfWork } from '../audit/unit-of-work.ts';
 import type { Db } from '../storage/db.ts';
 import type { Translator } from '../kernel/i18n/i18n.ts';
@@ -47,6 +48,15 @@ export function docHandle(dt: DocType, caller: Caller): DocHandle {
   };
 }
 
+/** What an app sees of the company: its id, name, currency and seller's profile (copies: an app cannot change the cached company). */
+const companyInfo = (c: Company): CompanyInfo => ({
+  id: c.id, name: c.name, currency: c.currency, vatRate: c.vatRate,
+  ...(c.legalName ? { legalName: { ...c.legalName } } : {}),
+  ...(c.vatNumber ? { vatNumber: c.vatNumber } : {}),
+  ...(c.crNumber ? { crNumber: c.crNumber } : {}),
+  ...(c.address ? { address: { ...c.address } } : {}),
+});
+
 /**
  * A class rather than an object literal: a hook runs with a fresh context on every write, and
  * methods on the prototype cost nothing per write where a literal made ~20 closures each time.
@@ -64,7 +74,7 @@ class BoundContext implements AppContext {
     private readonly caller: Caller,
   ) {
     this.appId = deps.appId;
-    this.company = { id: caller.company.id, name: caller.company.name, currency: caller.company.currency };
+    this.company = companyInfo(caller.company);
     this.actor = caller.actor;
     this.lang = caller.lang;
     this.requestId = caller.requestId;

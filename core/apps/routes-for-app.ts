@@ -17,7 +17,7 @@ export interface Invocation {
 }
 
 /** `json` is already-serialised text (the list's fast path); otherwise `body` is serialised from the response schema. */
-export type RouteOutput = { status: number; body?: unknown; json?: string };
+export type RouteOutput = { status: number; body?: unknown; json?: string; bytes?: Buffer; headers?: Record<string, string> };
 
 export interface AppRoute {
   appId: string;
@@ -139,11 +139,16 @@ function customRoutes(def: AppDefinition, context: (caller: Caller) => AppContex
         permission: r.permission,
         schema: r.schema as RouteDoc['schema'],
         errors: r.errors,
+        ...(r.produces ? { produces: r.produces } : {}),
       },
       async handle(i) {
         try {
           const out = await r.handler({ params: i.params, query: i.query, body: i.body, headers: i.headers } as never, context(i.caller));
-          return { status: out.status ?? 200, body: out.body };
+          // Another media type than JSON: the body's bytes as they are, with their Content-Type.
+          if (r.produces && (typeof out.body === 'string' || out.body instanceof Uint8Array)) {
+            return { status: out.status ?? 200, bytes: Buffer.from(out.body), headers: { 'content-type': r.produces, ...out.headers } };
+          }
+          return { status: out.status ?? 200, body: out.body, ...(out.headers ? { headers: out.headers } : {}) };
         } catch (err) {
           throw appFault(err, def.id, { rule: 'route', route: `${r.method} ${url}` }, `${r.method} ${url} failed`);
         }

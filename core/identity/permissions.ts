@@ -20,6 +20,7 @@ const core = (permission: string, role: Role, en: string, ar: string): Permissio
 
 export const CORE_PERMISSIONS: PermissionEntry[] = [
   core('company:read', 'Viewer', 'Read the company', 'عرض بيانات الشركة'),
+  core('company:manage', 'Owner', "Change the company's name and its seller's profile (legal name, VAT number, address, VAT rate)", 'تعديل اسم الشركة وبيانات البائع (الاسم النظامي والرقم الضريبي والعنوان ونسبة الضريبة)'),
   core('apps:read', 'Viewer', 'List installed apps and the menu', 'عرض التطبيقات المثبتة والقائمة'),
   core('apps:manage', 'Owner', 'Install, upgrade, enable, disable and remove apps', 'تثبيت التطبيقات وترقيتها وتفعيلها وتعطيلها وإزالتها'),
   core('audit:read', 'Admin', 'Read the audit log', 'قراءة سجل التدقيق'),

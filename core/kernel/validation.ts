@@ -79,12 +79,12 @@ export function ajvDetails(errors: ErrorObject[], part: RequestPart, lang: Lang,
 // Node 20 has String.prototype.isWellFormed (ES2024); the project's lib is ES2022.
 const wellFormed = (s: string) => (s as string & { isWellFormed(): boolean }).isWellFormed();
 
-/** What keeps a string out of some database: U+0000, a lone surrogate (half of a UTF-16 pair), or both. */
-function unstorable(s: string): ('nul' | 'surrogate')[] | undefined {
-  const nul = s.includes('\0');
-  const surrogate = !wellFormed(s);
-  if (!nul && !surrogate) return undefined;
-  return nul && surrogate ? ['nul', 'surrogate'] : [nul ? 'nul' : 'surrogate'];
+/** Each thing that keeps a string out of some database: a string may hold both, and each is named. */
+function unstorableRules(s: string): ('nul' | 'surrogate')[] {
+  const rules: ('nul' | 'surrogate')[] = [];
+  if (s.includes('\0')) rules.push('nul');
+  if (!wellFormed(s)) rules.push('surrogate');
+  return rules;
 }
 
 /**
@@ -104,13 +104,13 @@ export function unstorableDetails(value: unknown, part: RequestPart, lang: Lang,
   while (stack.length) {
     const [v, pointer] = stack.pop()!;
     if (typeof v === 'string') {
-      for (const rule of unstorable(v) ?? []) found(pointer, rule);
+      for (const rule of unstorableRules(v)) found(pointer, rule);
     } else if (Array.isArray(v)) v.forEach((x, i) => stack.push([x, `${pointer}/${i}`]));
     else if (v !== null && typeof v === 'object') {
       for (const [k, x] of Object.entries(v)) {
-        const rules = unstorable(k);
-        if (rules) for (const rule of rules) found(`${pointer}/${esc(k)}`, rule);
-        else stack.push([x, `${pointer}/${esc(k)}`]);
+        const rules = unstorableRules(k);
+        for (const rule of rules) found(`${pointer}/${esc(k)}`, rule);
+        if (!rules.length) stack.push([x, `${pointer}/${esc(k)}`]);
       }
     }
   }
@@ -123,11 +123,11 @@ function hasUnstorable(value: unknown): boolean {
   while (stack.length) {
     const v = stack.pop();
     if (typeof v === 'string') {
-      if (unstorable(v)) return true;
+      if (v.includes('\0') || !wellFormed(v)) return true;
     } else if (Array.isArray(v)) for (const x of v) stack.push(x);
     else if (v !== null && typeof v === 'object') {
       for (const k of Object.keys(v)) {
-        if (unstorable(k)) return true;
+        if (k.includes('\0') || !wellFormed(k)) return true;
         stack.push((v as Record<string, unknown>)[k]);
       }
     }

@@ -49,7 +49,8 @@ const companyRef: ColumnDef = { type: 'text', notNull: true, references: { table
 export const tables: TableDef[] = [
   {
     name: 'companies',
-    columns: { id, name: text, currency: text, created_at: text },
+    // `profile`: the seller's details a tax invoice names (JSON; core/tenancy/company-profile.ts).
+    columns: { id, name: text, currency: text, created_at: text, profile: textNull },
   },
   {
     name: 'api_keys',
@@ -140,6 +141,12 @@ export const tables: TableDef[] = [
       lease_until: bigintNull, lease_token: textNull,
       // Attempts a Retry-After (429, 503) deferred: they do not walk the ladder (step = attempts − deferrals).
       deferrals: { ...int, default: 0 },
+      // The attempt that delivered it (a delivery has at most one: delivered is its last state),
+      // kept in its row rather than in webhook_attempts: the one row written per delivery that
+      // succeeds at once was ~half of the log's SQL per delivery (docs/benchmarks-history.md,
+      // 2026-11-28). Its number, time and status are `attempts`, `delivered_at`, `last_status`.
+      // A retry of a delivered delivery moves it to webhook_attempts first.
+      delivered_duration_ms: intNull, delivered_detail: textNull, delivered_excerpt: textNull, delivered_bytes: intNull,
     },
     unique: [['endpoint_id', 'event_id']],
     indexes: {

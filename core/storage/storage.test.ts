@@ -228,7 +228,7 @@ describe.each(databases())('storage on $name', (database) => {
     });
 
     it('companies', async () => {
-      expect(await s.companies.get('co_a')).toEqual({ id: 'co_a', name: 'Alpha', currency: 'SAR', createdAt: T0 });
+      expect(await s.companies.get('co_a')).toEqual({ id: 'co_a', name: 'Alpha', currency: 'SAR', createdAt: T0, profile: null });
       expect(await s.companies.get('co_x')).toBeUndefined();
       expect((await s.companies.list()).map((c) => c.id)).toEqual(['co_a', 'co_b']);
       await expect(s.companies.insert({ id: 'co_a', name: 'Again', currency: 'SAR', createdAt: T0 })).rejects.toThrow();

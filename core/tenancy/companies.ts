@@ -6,8 +6,12 @@ import type { Actor } from '../kernel/actor.ts';
 import type { UnitOfWork } from '../audit/unit-of-work.ts';
 import { newId, isoNow } from '../kernel/ids.ts';
 import { DiwanError, type ErrorDetail } from '../kernel/errors/diwan-error.ts';
+import type { Lang, Translator } from '../kernel/i18n/i18n.ts';
+import type { CompanyRow } from '../storage/repos/companies.ts';
+import { applyProfilePatch, profileOf, profileProblems, profileProperties, type CompanyProfile } from './company-profile.ts';
 
-export interface Company {
+/** A company and its seller's profile (what its tax invoices name). */
+export interface Company extends CompanyProfile {
   id: string;
   name: string;
   currency: string;
@@ -15,16 +19,20 @@ export interface Company {
 }
 
 export const companySchema = {
+  title: 'Company',
   type: 'object',
   additionalProperties: false,
-  required: ['id', 'name', 'currency', 'createdAt'],
+  required: ['id', 'name', 'currency', 'createdAt', 'vatRate'],
   properties: {
     id: { type: 'string', pattern: '^co_[0-9a-z]+$' },
     name: { type: 'string' },
     currency: { type: 'string', description: 'ISO 4217 code; amounts are rounded to its minor units' },
     createdAt: { type: 'string', format: 'date-time' },
+    ...profileProperties,
   },
 } as const;
+
+const fromRow = ({ profile, ...row }: CompanyRow): Company => ({ ...row, ...profileOf(profile) });
 
 const digitsCache = new Map<string, number | undefined>();
 
@@ -75,14 +83,39 @@ export class Companies {
       await this.repo.insert(row);
       await this.changes.bump('companies');
       await w.audit({ action: 'create', resource: 'companies', resourceId: row.id, after: row });
-      return row;
+      return fromRow({ ...row, profile: null });
+    });
+  }
+
+  /**
+   * Changes the name and the seller's profile (`patch` has passed `profilePatchSchema`: the
+   * route's, or the CLI's check): its forms, every problem at once in `lang`; stored and audited
+   * in the request's unit of work.
+   */
+  async update(id: string, patch: Record<string, unknown>, scope: { actor: Actor; requestId?: string | null; lang: Lang; tr: Translator }): Promise<Company> {
+    return this.uow.run({ companyId: id, actor: scope.actor, appId: 'core', requestId: scope.requestId ?? null }, async (w) => {
+      const row = await this.repo.get(id);
+      if (!row) throw new DiwanError('NOT_FOUND', [{ resource: 'companies', id }]);
+      const before = fromRow(row);
+      const nextProfile = applyProfilePatch(profileOf(row.profile), patch);
+      const problems = profileProblems(nextProfile, scope.lang, scope.tr);
+      const name = typeof patch.name === 'string' ? patch.name.trim() : row.name;
+      if (!name) problems.push({ in: 'body', pointer: '/name', rule: 'minLength', message: scope.tr.t(scope.lang, 'rule.minLength', { field: 'name', count: 1 }) });
+      if (problems.length) throw new DiwanError('VALIDATION_ERROR', problems, { summary: String(problems[0].message) });
+      await this.repo.update(id, name, JSON.stringify(nextProfile));
+      await this.changes.bump('companies');
+      this.cache.delete(id);
+      const after: Company = { id, name, currency: row.currency, createdAt: row.createdAt, ...nextProfile };
+      await w.audit({ action: 'update', resource: 'companies', resourceId: id, before, after });
+      return after;
     });
   }
 
   async get(id: string): Promise<Company | undefined> {
     let c = this.cache.get(id);
     if (!c) {
-      c = await this.repo.get(id);
+      const row = await this.repo.get(id);
+      c = row && fromRow(row);
       if (c) this.cache.set(id, c);
     }
     return c;
@@ -95,7 +128,7 @@ export class Companies {
     return c;
   }
 
-  list(): Promise<Company[]> {
-    return this.repo.list();
+  async list(): Promise<Company[]> {
+    return (await this.repo.list()).map(fromRow);
   }
 }

@@ -39,8 +39,12 @@ interface Streak {
 export class EndpointHealth {
   constructor(private deps: HealthDeps) {}
 
-  /** Call inside the transaction that records `items` (in the order the attempts ended). */
-  observe = async (items: AttemptOutcome[]): Promise<void> => {
+  /**
+   * Call inside the transaction that records `items` (in the order the attempts ended). Ending
+   * streaks is one UPDATE; the rest (failures, disabling, events) runs in `savepoint`, so that a
+   * fault there is undone alone.
+   */
+  observe = async (items: AttemptOutcome[], savepoint: <T>(fn: () => Promise<T>) => Promise<T> = (fn) => fn()): Promise<void> => {
     const streaks = new Map<string, Streak>();
     let dead: AttemptOutcome[] | undefined;
     for (const item of items) {
@@ -58,6 +62,11 @@ export class EndpointHealth {
       if (item.next.state === 'dead' && familyOf(item.row.topic) !== WEBHOOK_PREFIX) (dead ??= []).push(item);
     }
     await this.deps.repo.markHealthy([...streaks].filter(([, s]) => !s.firstFailure).map(([id]) => id));
+    if (!dead && [...streaks.values()].every((s) => !s.firstFailure)) return;
+    await savepoint(() => this.failures(streaks, dead));
+  };
+
+  private async failures(streaks: Map<string, Streak>, dead: AttemptOutcome[] | undefined): Promise<void> {
     for (const [id, s] of streaks) {
       if (!s.firstFailure) continue;
       // A success earlier in the batch ended the old streak: the new one starts at this failure.
@@ -95,5 +104,5 @@ export class EndpointHealth {
         ),
       );
     }
-  };
+  }
 }

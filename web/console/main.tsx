@@ -20,6 +20,7 @@ import { Home } from './pages/home.tsx';
 import { Invitation } from './pages/invitation.tsx';
 import { LinkSignIn } from './pages/link-sign-in.tsx';
 import { Members } from './pages/members.tsx';
+import { CompanySettings } from './pages/company.tsx';
 import { NoCompany } from './pages/no-company.tsx';
 import { NotFound } from './pages/not-found.tsx';
 import { SignIn, takeFragmentToken } from './pages/sign-in.tsx';
@@ -211,6 +212,7 @@ function Console() {
           <Route path="/settings/developers/audit-log" component={AuditLog} />
           <Route path="/settings/members" component={Members} />
           <Route path="/settings/apps" component={Apps} />
+          <Route path="/settings/company" component={CompanySettings} />
           <Route default component={NotFound} />
         </Router>
       </Shell>

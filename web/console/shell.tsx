@@ -21,6 +21,7 @@ export function settingsHref(ws: Pick<Workspace, 'can'>): string | null {
   if (ws.can('audit:read')) return '/settings/developers/audit-log';
   if (ws.can('members:read')) return '/settings/members';
   if (ws.can('apps:manage')) return '/settings/apps';
+  if (ws.can('company:read')) return '/settings/company';
   return null;
 }
 
@@ -194,7 +195,7 @@ export function Shell(props: { children: ComponentChildren; langSwitch: Componen
   );
 }
 
-/** Settings' own menu: Developers, Members and Manage apps, each when the person may open it. */
+/** Settings' own menu: Developers, Members, Manage apps and Company, each when the person may open it. */
 function SettingsNav({ path }: { path: string }) {
   const ws = useWorkspace();
   const developers = ws.can('api-keys:read') ? '/settings/developers/api-keys' : ws.can('webhooks:read') ? '/settings/developers/webhooks' : ws.can('audit:read') ? '/settings/developers/audit-log' : null;
@@ -220,6 +221,13 @@ function SettingsNav({ path }: { path: string }) {
           <li>
             <a href="/settings/apps" aria-current={path === '/settings/apps' ? 'page' : undefined}>
               {t('nav.manageApps')}
+            </a>
+          </li>
+        )}
+        {ws.can('company:read') && (
+          <li>
+            <a href="/settings/company" aria-current={path === '/settings/company' ? 'page' : undefined}>
+              {t('nav.company')}
             </a>
           </li>
         )}

@@ -1,5 +1,4 @@
-// The caller's company, the permission matrix and the OpenAPI document.
-import { companySchema } from '../../tenancy/companies.ts';
+// The permission matrix and the OpenAPI document (the company: routes/company.ts).
 import type { PermissionRegistry } from '../../identity/permissions.ts';
 import { ROLES } from '../../identity/roles.ts';
 import { core, dataOf, ok, type Route } from '../route.ts';
@@ -31,10 +30,6 @@ export function systemRoutes(deps: { permissions: PermissionRegistry; openapi: (
         const encoding = pickEncoding(req.headers['accept-encoding']);
         return { headers: encoding === 'identity' ? headers : { ...headers, 'content-encoding': encoding }, bytes: doc.encoded(encoding) };
       },
-    ),
-    core(
-      { method: 'GET', url: '/api/v1/company', operationId: 'core.getCompany', summary: "The caller's company", permission: 'company:read', schema: { response: { 200: dataOf(companySchema) } } },
-      async (req) => ok(req.company),
     ),
     core(
       {

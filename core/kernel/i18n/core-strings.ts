@@ -61,6 +61,11 @@ const en: Table = {
   // Why the host disabled a webhook endpoint (core/webhooks/endpoints.ts).
   'webhook.disabledDetail': 'no successful delivery since {{since}} ({{hours}} h; the limit is {{limit}} s); last attempt: {{last}}',
   'webhook.goneDetail': 'the endpoint answered 410 Gone at {{at}}: it asked for no more deliveries',
+  // The company's profile (core/tenancy/company-profile.ts).
+  'company.digitsOnly': '{{field}} must contain digits only',
+  'company.digitCount': '{{field}} must have {{count}} digits (it has {{given}})',
+  'company.vatFirst': '{{field}} must begin with 3',
+  'company.vatLast': '{{field}} must end with 3',
 };
 
 const ar: Table = {
@@ -131,6 +136,10 @@ const ar: Table = {
   'reason.malformedHttp': 'ليس طلب HTTP/1.1 سليمًا',
   'webhook.disabledDetail': 'لا تسليم ناجحًا منذ {{since}} ({{hours}} ساعة؛ والحد {{limit}} ثانية)؛ آخر محاولة: {{last}}',
   'webhook.goneDetail': 'أجابت نقطة الاستقبال بالرمز 410 Gone في {{at}}: طلبت إيقاف التسليمات',
+  'company.digitsOnly': 'يجب ألا يحتوي {{field}} إلا على أرقام',
+  'company.digitCount': 'يجب أن يتكوّن {{field}} من {{count}} رقمًا (فيه {{given}})',
+  'company.vatFirst': 'يجب أن يبدأ {{field}} بالرقم 3',
+  'company.vatLast': 'يجب أن ينتهي {{field}} بالرقم 3',
 };
 
 for (const [code, entry] of Object.entries(errorCodes)) {

@@ -13,7 +13,12 @@ export interface OutboxRow {
   subjectId?: string | null;
 }
 
-export type PendingRow = Pick<OutboxRow, 'id' | 'companyId' | 'topic' | 'createdAt'> & { subjectId: string | null };
+export type PendingRow = Pick<OutboxRow, 'id' | 'companyId' | 'topic' | 'createdAt'> & {
+  subjectId: string | null;
+  /** As stored (JSON text): the deliveries' bodies are built from it. */
+  data: string;
+  test: number;
+};
 
 /** A stored event with its position in the outbox order. */
 export interface StoredEvent {
@@ -96,7 +101,7 @@ export class OutboxRepo {
   pending(limit: number): Promise<PendingRow[]> {
     return this.db.all<PendingRow>(
       // Several workers fan out side by side, each its own events.
-      `SELECT id, company_id AS "companyId", topic, created_at AS "createdAt", subject_id AS "subjectId" FROM outbox WHERE dispatched_at IS NULL ORDER BY seq LIMIT ? ${this.db.dialect.skipLocked}`,
+      `SELECT id, company_id AS "companyId", topic, created_at AS "createdAt", subject_id AS "subjectId", data, test FROM outbox WHERE dispatched_at IS NULL ORDER BY seq LIMIT ? ${this.db.dialect.skipLocked}`,
       [limit],
     );
   }
