@@ -97,7 +97,10 @@ describeBrowser('web console: documents', () => {
         const invoices = meta[lang].invoices;
         const state = (name: string) => invoices.states.find((s) => s.name === name)!.label;
         await expect.poll(() => page.locator('main .badge').first().textContent()).toBe(state('draft'));
-        const total = await money(page, 2400);
+        // 2 × 1,150.50 + 99 = 2,400.00 before VAT; with 15 % VAT (360.00) the invoice totals 2,760.00.
+        const subtotal = await money(page, 2400);
+        const total = await money(page, 2760);
+        expect(await page.locator('dl.fields').textContent()).toContain(subtotal);
         expect(await page.locator('dl.fields').textContent()).toContain(total);
         const send = invoices.transitions.find((x) => x.name === 'send')!.label;
         await page.locator('main .page-actions button', { hasText: send }).click();
@@ -144,8 +147,9 @@ describeBrowser('web console: documents', () => {
         if (lang === 'ar') await shot(page, 'invite-ar');
         await page.locator('form button[type="submit"]').click();
         await page.locator('header.topbar').waitFor();
-        // A Viewer has no settings to see.
-        expect(await page.locator('a[href^="/settings"]').count()).toBe(0);
+        // Of Settings, a Viewer reads the company's profile (a tax invoice names it) and nothing else.
+        const settings = await page.locator('a[href^="/settings"]').evaluateAll((as) => [...new Set(as.map((a) => a.getAttribute('href')))]);
+        expect(settings).toEqual(['/settings/company']);
         await page.locator('main a.app-tile[href="/a/invoicing"]').click();
         await page.locator('nav#nav a[href="/d/invoices"]').click();
         await page.locator('main table, main p.empty').first().waitFor();

@@ -66,7 +66,8 @@ export function Value({ field, value, currency }: { field: FieldMeta; value: unk
 export function LinesTable({ field, rows, currency }: { field: FieldMeta; rows: Values[]; currency: string }) {
   const cols = field.fields ?? [];
   return (
-    <div class="table-wrap">
+    // A region the keyboard reaches: a wide table (a VAT breakdown in Arabic) scrolls inside it.
+    <div class="table-wrap" role="region" aria-label={field.label} tabIndex={0}>
       <table>
         <caption class="sr-only">{field.label}</caption>
         <thead>
