@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Host } from '../core/host.ts';
 import { firstPartySources } from '../core/apps/app-source.ts';
 import { buildHost } from './db.ts';
-import { ARABIC, createCompany, expectError, type Client, type Res, type TestCompany } from './helpers.ts';
+import { ARABIC, createCompany, expectError, type Client, type Res, type TestCompany, created, ok } from './helpers.ts';
 
 const APPS = [
   'employees', 'invoicing', 'ecommerce', 'crm',
@@ -33,20 +33,6 @@ beforeAll(async () => {
   customerId = (await created(api.post('/api/v1/customers', { name: 'Al-Noor Trading' }))).id;
 }, 60_000);
 afterAll(() => host.close());
-
-type Data = Record<string, unknown> & { id: string; state?: string };
-
-async function created(res: Promise<Res>): Promise<Data> {
-  const r = await res;
-  expect(r.statusCode, r.body).toBe(201);
-  return r.json().data;
-}
-
-async function ok(res: Promise<Res>): Promise<Data> {
-  const r = await res;
-  expect(r.statusCode, r.body).toBe(200);
-  return r.json().data;
-}
 
 /** A VALIDATION_ERROR whose details are exactly these pointers (and messages, in English). */
 function refused(res: Res, ...problems: { pointer: string; message?: string }[]) {

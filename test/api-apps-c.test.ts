@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Host } from '../core/host.ts';
 import { firstPartySources } from '../core/apps/app-source.ts';
 import { buildHost } from './db.ts';
-import { ARABIC, createCompany, createCustomer, expectError, invoiceBody, type Client, type Res, type TestCompany } from './helpers.ts';
+import { ARABIC, createCompany, createCustomer, expectError, invoiceBody, type Client, type Res, type TestCompany, created, ok } from './helpers.ts';
 
 const APPS = [
   'invoicing', 'employees', 'ecommerce', 'emr', 'pos', 'restaurant', 'rental', 'property', 'subscriptions', 'pharmacy',
@@ -33,16 +33,6 @@ beforeAll(async () => {
 });
 afterAll(() => host.close());
 
-async function created(res: Promise<Res>): Promise<Record<string, any> & { id: string }> {
-  const r = await res;
-  expect(r.statusCode, r.body).toBe(201);
-  return r.json().data;
-}
-async function ok(res: Promise<Res>): Promise<Record<string, any>> {
-  const r = await res;
-  expect(r.statusCode, r.body).toBe(200);
-  return r.json().data;
-}
 /** The pointers of a VALIDATION_ERROR, in order. */
 async function refused(res: Promise<Res>, lang = 'en'): Promise<{ pointers: string[]; messages: string[] }> {
   const e = expectError(await res, 400, 'VALIDATION_ERROR');

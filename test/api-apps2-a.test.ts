@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Host } from '../core/host.ts';
 import { firstPartySources } from '../core/apps/app-source.ts';
 import { buildHost } from './db.ts';
-import { count, createCompany, createCustomer, expectError, type Client, type Res, type TestCompany } from './helpers.ts';
+import { count, createCompany, createCustomer, expectError, type Client, type Res, type TestCompany, created, ok, type Data } from './helpers.ts';
 
 const APPS = [
   'aftersales', 'agents', 'analytics', 'appointments', 'appraisals', 'approvals', 'attendance', 'auto-workshop', 'av',
@@ -38,20 +38,6 @@ beforeAll(async () => {
   projectId = (await created(api.post('/api/v1/projects', { name: 'Riyadh HQ fit-out' }))).id;
 }, 60_000);
 afterAll(() => host?.close());
-
-type Data = Record<string, unknown> & { id: string; state?: string };
-
-async function created(res: Promise<Res>): Promise<Data> {
-  const r = await res;
-  expect(r.statusCode, r.body).toBe(201);
-  return r.json().data;
-}
-
-async function ok(res: Promise<Res>): Promise<Data> {
-  const r = await res;
-  expect(r.statusCode, r.body).toBe(200);
-  return r.json().data;
-}
 
 const get = (url: string) => ok(api.get(url));
 

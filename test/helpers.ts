@@ -174,3 +174,20 @@ export function writeTempApp(opts: { id?: string; resource?: string; server?: st
   if (opts.server) fs.writeFileSync(path.join(dir, 'server.mjs'), opts.server);
   return { manifest: validManifest(manifest), dir, origin: 'package', cleanup: () => fs.rmSync(dir, { recursive: true, force: true }) };
 }
+
+/** A document as an API answer carries it (tests read its fields freely). */
+export type Data = Record<string, any> & { id: string; state?: string };
+
+/** The document a create answered with 201; otherwise the test fails showing the body. */
+export async function created(res: Promise<Res>): Promise<Data> {
+  const r = await res;
+  expect(r.statusCode, r.body).toBe(201);
+  return r.json().data;
+}
+
+/** The document a request answered with 200; otherwise the test fails showing the body. */
+export async function ok(res: Promise<Res>): Promise<Data> {
+  const r = await res;
+  expect(r.statusCode, r.body).toBe(200);
+  return r.json().data;
+}
