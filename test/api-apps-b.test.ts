@@ -6,9 +6,7 @@
 // again on PostgreSQL (vitest.config.ts's `onPostgres`).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Host } from '../core/host.ts';
-import { firstPartySources } from '../core/apps/app-source.ts';
-import { buildHost } from './db.ts';
-import { ARABIC, createCompany, expectError, type Client, type Res, type TestCompany, created, ok } from './helpers.ts';
+import { appsHost, ARABIC, expectError, type Client, type Res, type TestCompany, created, ok } from './helpers.ts';
 
 const APPS = [
   'employees', 'invoicing', 'ecommerce', 'crm',
@@ -25,8 +23,7 @@ let otherEmployeeId: string;
 let customerId: string;
 
 beforeAll(async () => {
-  host = await buildHost({ sources: firstPartySources().filter((s) => APPS.includes(s.manifest.id)), config: { rateLimitPerMinute: 0 } });
-  co = await createCompany(host, { currency: 'SAR', apps: APPS });
+  ({ host, co } = await appsHost(APPS));
   api = co.as();
   employeeId = (await created(api.post('/api/v1/employees', { fullName: 'Sara Al-Harbi', jobTitle: 'Engineer', joinDate: '2020-01-01' }))).id;
   otherEmployeeId = (await created(api.post('/api/v1/employees', { fullName: 'Omar Al-Qahtani', jobTitle: 'Manager', joinDate: '2018-01-01' }))).id;

@@ -5,9 +5,7 @@
 // creates elsewhere. One host, one company, SQLite and PostgreSQL (vitest.config.ts's `onPostgres`).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Host } from '../core/host.ts';
-import { firstPartySources } from '../core/apps/app-source.ts';
-import { buildHost } from './db.ts';
-import { count, createCompany, createCustomer, expectError, type Client, type Res, type TestCompany, created, ok, type Data } from './helpers.ts';
+import { appsHost, count, createCustomer, expectError, type Client, type Res, type TestCompany, created, ok, type Data } from './helpers.ts';
 
 const APPS = [
   'aftersales', 'agents', 'analytics', 'appointments', 'appraisals', 'approvals', 'attendance', 'auto-workshop', 'av',
@@ -24,14 +22,7 @@ let projectId: string;
 const YEAR = new Date().getUTCFullYear();
 
 beforeAll(async () => {
-  const sources = firstPartySources();
-  const wanted = new Set(APPS);
-  for (let grew = true; grew; ) {
-    grew = false;
-    for (const s of sources) if (wanted.has(s.manifest.id)) for (const d of Object.keys(s.manifest.dependencies ?? {})) if (!wanted.has(d)) { wanted.add(d); grew = true; }
-  }
-  host = await buildHost({ sources: sources.filter((s) => wanted.has(s.manifest.id)), config: { rateLimitPerMinute: 0 } });
-  co = await createCompany(host, { currency: 'SAR', apps: [...wanted] });
+  ({ host, co } = await appsHost(APPS));
   api = co.as();
   customerId = (await createCustomer(api, 'Al-Noor Trading')).id;
   employeeId = (await created(api.post('/api/v1/employees', { fullName: 'Sara Al-Harbi', jobTitle: 'Engineer', joinDate: '2020-03-01' }))).id;

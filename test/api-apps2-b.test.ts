@@ -8,9 +8,7 @@
 // One host with just these apps and their dependencies, on SQLite and again on PostgreSQL.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Host } from '../core/host.ts';
-import { firstPartySources } from '../core/apps/app-source.ts';
-import { buildHost } from './db.ts';
-import { createCompany, expectError, type Client, type Res, type TestCompany, created, ok, type Data } from './helpers.ts';
+import { appsHost, expectError, type Client, type Res, type TestCompany, created, ok, type Data } from './helpers.ts';
 
 const APPS = [
   'employees', 'invoicing', 'ecommerce', 'crm',
@@ -29,8 +27,7 @@ let customerId: string;
 const YEAR = new Date().getUTCFullYear();
 
 beforeAll(async () => {
-  host = await buildHost({ sources: firstPartySources().filter((s) => APPS.includes(s.manifest.id)), config: { rateLimitPerMinute: 0 } });
-  co = await createCompany(host, { currency: 'SAR', apps: APPS });
+  ({ host, co } = await appsHost(APPS));
   api = co.as();
   employeeId = (await created(api.post('/api/v1/employees', { fullName: 'Sara Al-Harbi', jobTitle: 'Engineer', joinDate: '2020-01-01' }))).id;
   otherEmployeeId = (await created(api.post('/api/v1/employees', { fullName: 'Omar Al-Qahtani', jobTitle: 'Manager', joinDate: '2018-01-01' }))).id;

@@ -11,7 +11,7 @@ import { expect } from 'vitest';
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
 import type { Host, HostOptions } from '../core/host.ts';
 import { buildHost } from './db.ts';
-import { REPO_ROOT, validManifest, type AppSource } from '../core/apps/app-source.ts';
+import { REPO_ROOT, firstPartySources, validManifest, type AppSource } from '../core/apps/app-source.ts';
 import { ROLES, type Role } from '../core/identity/roles.ts';
 import type { Company } from '../core/tenancy/companies.ts';
 import type { ApiKeyRecord } from '../core/identity/api-keys.ts';
@@ -190,4 +190,16 @@ export async function ok(res: Promise<Res>): Promise<Data> {
   const r = await res;
   expect(r.statusCode, r.body).toBe(200);
   return r.json().data;
+}
+
+/** A host serving first-party `apps` and the apps they depend on, and a SAR company with all of them installed. */
+export async function appsHost(apps: readonly string[]): Promise<{ host: Host; co: TestCompany }> {
+  const sources = firstPartySources();
+  const wanted = new Set(apps);
+  for (let grew = true; grew; ) {
+    grew = false;
+    for (const s of sources) if (wanted.has(s.manifest.id)) for (const d of Object.keys(s.manifest.dependencies ?? {})) if (!wanted.has(d)) { wanted.add(d); grew = true; }
+  }
+  const host = await buildHost({ sources: sources.filter((s) => wanted.has(s.manifest.id)), config: { rateLimitPerMinute: 0 } });
+  return { host, co: await createCompany(host, { currency: 'SAR', apps: [...wanted] }) };
 }
