@@ -12,7 +12,7 @@ import { pathToFileURL } from 'node:url';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import type { Lang, Translator } from '../core/kernel/i18n/i18n.ts';
 import type { Host } from '../core/host.ts';
-import type { AppServices, AllServices, CoreServices, ServiceOptions } from '../core/services.ts';
+import type { AppServices, CoreServices, ServiceOptions, WebhookServices } from '../core/services.ts';
 import { UsageError, envelope, exitCodeOf, isUsageError, json, say, write } from './output.ts';
 import { CLI_ACTOR, type Command, type CommandContext, type CommandGroup, type CommandResult, type OptionSpec } from './commands/command.ts';
 import { start, serve, worker } from './commands/start.ts';
@@ -148,7 +148,7 @@ export async function run(argv: string[], env: NodeJS.ProcessEnv = process.env):
   let host: Promise<Host> | undefined;
   let core: Promise<CoreServices> | undefined;
   let withApps: Promise<AppServices> | undefined;
-  let withWebhooks: Promise<AllServices> | undefined;
+  let withWebhooks: Promise<WebhookServices> | undefined;
   let keepAlive = false;
 
   const print = async (r: { data: unknown; text?: string }) => {
@@ -228,9 +228,10 @@ export async function run(argv: string[], env: NodeJS.ProcessEnv = process.env):
         const root = import('../core/services.ts');
         core ??= root.then((m) => m.coreServices(opts));
         if (!needs.apps && !needs.webhooks) return core;
-        withApps ??= loadsTypeScript().then(async () => (await root).withApps(await core!, opts));
-        if (!needs.webhooks) return withApps;
-        withWebhooks ??= withApps.then(async (a) => (await root).withWebhooks(a, opts));
+        const apps = () => (withApps ??= loadsTypeScript().then(async () => (await root).withApps(await core!, opts)));
+        if (!needs.webhooks) return apps();
+        // Webhooks on the database alone: the apps load only when a topic is first checked (add, update).
+        withWebhooks ??= core.then(async (c) => (await root).withWebhooks(c, opts, apps));
         return withWebhooks;
       }) as CommandContext['services'],
       host: () => {

@@ -80,11 +80,13 @@ export interface AppServices extends CoreServices {
   installPackage(file: string): Promise<InstalledPackage & { packedFrom?: string }>;
 }
 
-export interface AllServices extends AppServices {
+export interface WebhookServices extends CoreServices {
   webhooks: Webhooks;
   /** The company's events read back (the events API). */
   eventLog: EventLog;
 }
+
+export interface AllServices extends AppServices, WebhookServices {}
 
 export interface ServiceNeeds {
   apps?: boolean;
@@ -148,21 +150,26 @@ export async function withApps(core: CoreServices, opts: ServiceOptions = {}): P
   };
 }
 
-export async function withWebhooks(apps: AppServices, opts: ServiceOptions = {}): Promise<AllServices> {
+/**
+ * The webhooks domain on `stage`. Topics are checked against the loaded apps' catalogue: `apps`
+ * is the stage that has them, or how to load them the first time a topic must be checked (a CLI
+ * that only reads endpoints or the delivery log never loads an app).
+ */
+export async function withWebhooks<S extends CoreServices>(stage: S, opts: ServiceOptions, apps: AppServices | (() => Promise<AppServices>)): Promise<S & WebhookServices> {
   const [{ createWebhooks }, { openSealer }, { EventLog }] = await Promise.all([
     import('./webhooks/webhooks.ts'),
     import('./webhooks/sealer.ts'),
     import('./events/event-log.ts'),
   ]);
-  const { storage, uow, outbox, clock, config, catalogue } = apps;
-  const known = () => catalogue.known();
+  const { storage, uow, outbox, clock, config } = stage;
+  const known = typeof apps === 'function' ? async () => (await apps()).catalogue.known() : () => apps.catalogue.known();
   const sealer = await openSealer(storage, { box: opts.secretBox, throwaway: opts.dbFile === ':memory:' });
   const webhooks = createWebhooks({
     storage, uow, outbox, sealer, clock, config: config.webhooks, known,
     disableAfterSeconds: config.webhookDisableAfterSeconds, retentionDays: config.eventRetentionDays,
   });
   const eventLog = new EventLog({ outbox: storage.outbox, clock, retentionDays: config.eventRetentionDays, known });
-  return { ...apps, webhooks, eventLog };
+  return { ...stage, webhooks, eventLog };
 }
 
 /** The services `needs` names, each stage built once on the one before. */
@@ -174,7 +181,7 @@ export async function buildServices(opts: ServiceOptions = {}, needs: ServiceNee
   try {
     if (!needs.apps && !needs.webhooks) return core;
     const apps = await withApps(core, opts);
-    return needs.webhooks ? await withWebhooks(apps, opts) : apps;
+    return needs.webhooks ? await withWebhooks(apps, opts, apps) : apps;
   } catch (err) {
     await core.close();
     throw err;

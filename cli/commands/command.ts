@@ -12,7 +12,7 @@ import type { Host } from '../../core/host.ts';
 import type { Actor } from '../../core/kernel/actor.ts';
 import type { Lang } from '../../core/kernel/i18n/i18n.ts';
 import type { Company } from '../../core/tenancy/companies.ts';
-import type { AllServices, AppServices, CoreServices } from '../../core/services.ts';
+import type { AppServices, CoreServices, WebhookServices } from '../../core/services.ts';
 import { DiwanError } from '../../core/kernel/errors/diwan-error.ts';
 import { UsageError, say } from '../output.ts';
 
@@ -35,12 +35,12 @@ export interface ArgSpec {
 export interface CommandContext {
   /**
    * The database of `--data-dir` and the domain services that need no app; with `apps`, every app
-   * loaded; with `webhooks`, the webhooks domain too. Each stage is built once, on first call, and
+   * loaded; with `webhooks`, the webhooks domain (which loads the apps only when a topic must be checked against them). Each stage is built once, on first call, and
    * closed by main.ts.
    */
   services(): Promise<CoreServices>;
   services(needs: { apps: true }): Promise<AppServices>;
-  services(needs: { webhooks: true }): Promise<AllServices>;
+  services(needs: { webhooks: true }): Promise<WebhookServices>;
   /** The server on `--data-dir`, not listening yet (`diwan start`). */
   host(): Promise<Host>;
   args: Record<string, string | undefined>;

@@ -24,7 +24,7 @@ export interface EventLogDeps {
   clock: Clock;
   /** DIWAN_EVENT_RETENTION_DAYS; 0 keeps everything. */
   retentionDays: number;
-  known: () => KnownTopics;
+  known: () => KnownTopics | Promise<KnownTopics>;
 }
 
 export interface EventListQuery {
@@ -141,7 +141,7 @@ export class EventLog {
   /** A page of the company's events, oldest first, after the cursor. */
   async list(companyId: string, q: EventListQuery): Promise<EventPage> {
     // No patterns is `*`: the opt-in families are left out, as for a subscription.
-    const filter = topicFilter(q.topics?.length ? q.topics : ['*'], this.deps.known());
+    const filter = topicFilter(q.topics?.length ? q.topics : ['*'], await this.deps.known());
     let afterSeq = q.cursor !== undefined ? await this.position(companyId, q.cursor) : 0;
     const cutoff = this.cutoff();
     let from = q.from;

@@ -212,7 +212,8 @@ export interface EndpointsDeps {
   sealer: SecretSealer;
   clock: Clock;
   config: HostConfig['webhooks'];
-  known: () => KnownTopics;
+  /** The topics the loaded apps declare (loaded on demand where no app is yet). */
+  known: () => KnownTopics | Promise<KnownTopics>;
 }
 
 const RESOURCE = 'webhook-endpoints';
@@ -313,7 +314,7 @@ export class Endpoints {
       }
     }
     if (input.topics !== undefined) {
-      for (const p of validatePatterns(input.topics, this.deps.known(), { maxItems: 100 })) details.push({ in: 'body', ...p });
+      for (const p of validatePatterns(input.topics, await this.deps.known(), { maxItems: 100 })) details.push({ in: 'body', ...p });
     }
     if (details.length) {
       throw new DiwanError('VALIDATION_ERROR', details, { summary: details.map((d) => `${d.pointer}: ${d.message ?? d.rule}`).join('; ') });

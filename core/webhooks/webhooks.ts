@@ -33,7 +33,7 @@ export interface WebhooksDeps {
   sealer: SecretSealer;
   clock: Clock;
   config: HostConfig['webhooks'];
-  known: () => KnownTopics;
+  known: () => KnownTopics | Promise<KnownTopics>;
   /** DIWAN_WEBHOOK_DISABLE_AFTER: failing this long without a success disables an endpoint; 0 never. */
   disableAfterSeconds?: number;
   /** DIWAN_EVENT_RETENTION_DAYS: events, deliveries and attempts older than this are pruned; 0 never. */
