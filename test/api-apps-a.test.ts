@@ -5,7 +5,8 @@
 // PostgreSQL (vitest.config.ts's `onPostgres`).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Host } from '../core/host.ts';
-import { appsHost, createCustomer, expectError, type Client, type Res, type TestCompany, created, ok } from './helpers.ts';
+import { appsHost, createCustomer, expectError, type Client, type TestCompany, created, ok } from './helpers.ts';
+import { AR, conflict, invalid } from './app-stories.ts';
 
 const APPS = [
   'invoicing', 'employees', 'projects', 'ecommerce', 'manufacturing',
@@ -29,22 +30,6 @@ beforeAll(async () => {
   projectId = (await created(api.post('/api/v1/projects', { name: 'Riyadh HQ fit-out' }))).id;
 }, 60_000);
 afterAll(() => host?.close());
-
-/** A VALIDATION_ERROR whose details name exactly these pointers. */
-async function invalid(res: Promise<Res>, ...pointers: string[]) {
-  const e = expectError(await res, 400, 'VALIDATION_ERROR');
-  expect(e.details.map((d) => d.pointer).sort()).toEqual([...pointers].sort());
-  return e;
-}
-
-/** A CONFLICT answered for a guard (or a lock: `reason` says which). */
-async function conflict(res: Promise<Res>, reason = 'guard') {
-  const e = expectError(await res, 409, 'CONFLICT');
-  expect(e.details[0]).toMatchObject({ reason });
-  return e;
-}
-
-const AR = { 'accept-language': 'ar' };
 
 describe('aftersales', () => {
   it('an extended warranty: 1,150.50 + 15 % VAT = 1,323.08 for 365 days, locked once active, renewed only forward', async () => {

@@ -6,7 +6,8 @@
 // again on PostgreSQL (vitest.config.ts's `onPostgres`).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Host } from '../core/host.ts';
-import { appsHost, ARABIC, expectError, type Client, type Res, type TestCompany, created, ok } from './helpers.ts';
+import { appsHost, ARABIC, expectError, type Client, type TestCompany, created, ok } from './helpers.ts';
+import { AR, conflictWith, refused } from './app-stories.ts';
 
 const APPS = [
   'employees', 'invoicing', 'ecommerce', 'crm',
@@ -31,23 +32,6 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(() => host.close());
 
-/** A VALIDATION_ERROR whose details are exactly these pointers (and messages, in English). */
-function refused(res: Res, ...problems: { pointer: string; message?: string }[]) {
-  const e = expectError(res, 400, 'VALIDATION_ERROR');
-  expect(e.details).toEqual(problems.map((p) => expect.objectContaining(p)));
-  return e;
-}
-
-/** A CONFLICT: a guard that does not hold (with its message) or a locked state. */
-function conflict(res: Res, detail: Record<string, unknown>, message?: string) {
-  const e = expectError(res, 409, 'CONFLICT');
-  expect(e.details[0]).toMatchObject(detail);
-  if (message) expect(e.message).toContain(message);
-  return e;
-}
-
-const AR = { 'accept-language': 'ar' };
-
 describe('expenses', () => {
   const claim = (over: Record<string, unknown> = {}) => ({
     employeeId,
@@ -66,10 +50,10 @@ describe('expenses', () => {
     refused(await api.post('/api/v1/expense-claims', claim({ total: 1 })), { pointer: '/total', rule: 'additionalProperties' } as never);
     await ok(api.post(`/api/v1/expense-claims/${c.id}/submit`));
     // Submitted: the employee can no longer change it.
-    conflict(await api.patch(`/api/v1/expense-claims/${c.id}`, { purpose: 'Holiday' }), { reason: 'locked', state: 'pending' });
+    conflictWith(await api.patch(`/api/v1/expense-claims/${c.id}`, { purpose: 'Holiday' }), { reason: 'locked', state: 'pending' });
     // Only a manager approves, and never for more than the total.
     expectError(await co.as('Member').post(`/api/v1/expense-claims/${c.id}/approve`), 403, 'FORBIDDEN');
-    conflict(await api.post(`/api/v1/expense-claims/${c.id}/approve`, { approvedAmount: 300 }), { reason: 'guard' }, "cannot exceed the claim's total");
+    conflictWith(await api.post(`/api/v1/expense-claims/${c.id}/approve`, { approvedAmount: 300 }), { reason: 'guard' }, "cannot exceed the claim's total");
     const approved = await ok(api.post(`/api/v1/expense-claims/${c.id}/approve`, { approvedAmount: 230 }));
     expect(approved).toMatchObject({ state: 'approved', approvedAmount: 230, total: 287.5 });
     refused(await api.post(`/api/v1/expense-claims/${c.id}/reimburse`, { paymentMethod: 'bank_transfer' }), { pointer: '/paymentRef' });
@@ -97,17 +81,17 @@ describe('emr', () => {
     const patient = await created(api.post('/api/v1/patients', { fullName: 'Huda Al-Zahrani', nationalId: '1023456789' }));
     refused(await api.post('/api/v1/patients', { fullName: 'X', nationalId: '3023456789' }), { pointer: '/nationalId' });
     const enc = await created(api.post('/api/v1/encounters', { patientId: patient.id, practitionerId: employeeId, encounterType: 'outpatient', encounterDate: '2026-04-01' }));
-    conflict(await api.post(`/api/v1/encounters/${enc.id}/close`), { reason: 'guard' }, 'Record at least one diagnosis');
+    conflictWith(await api.post(`/api/v1/encounters/${enc.id}/close`), { reason: 'guard' }, 'Record at least one diagnosis');
     refused(await api.patch(`/api/v1/encounters/${enc.id}`, { diagnoses: [{ code: 'J02.9', primary: true }, { code: 'R50.9', primary: true }] }), { pointer: '/diagnoses', message: 'An encounter has one primary diagnosis at most' });
     await ok(api.patch(`/api/v1/encounters/${enc.id}`, { diagnoses: [{ code: 'J02.9', description: 'Acute pharyngitis', primary: true }] }));
     await ok(api.post(`/api/v1/encounters/${enc.id}/close`));
-    conflict(await api.patch(`/api/v1/encounters/${enc.id}`, { clinicalNotes: 'late' }), { reason: 'locked', state: 'closed' });
+    conflictWith(await api.patch(`/api/v1/encounters/${enc.id}`, { clinicalNotes: 'late' }), { reason: 'locked', state: 'closed' });
 
     const claim = await created(api.post('/api/v1/insurance-claims', { encounterId: enc.id, patientId: patient.id, payerName: 'Bupa Arabia', claimedAmount: 1200 }));
     expect(claim.deniedAmount).toBe(0);
     await ok(api.post(`/api/v1/insurance-claims/${claim.id}/submit`));
-    conflict(await api.post(`/api/v1/insurance-claims/${claim.id}/decide`, { decision: 'partially_approved', approvedAmount: 1200 }), { reason: 'guard' });
-    conflict(await api.post(`/api/v1/insurance-claims/${claim.id}/decide`, { decision: 'rejected' }), { reason: 'guard' });
+    conflictWith(await api.post(`/api/v1/insurance-claims/${claim.id}/decide`, { decision: 'partially_approved', approvedAmount: 1200 }), { reason: 'guard' });
+    conflictWith(await api.post(`/api/v1/insurance-claims/${claim.id}/decide`, { decision: 'rejected' }), { reason: 'guard' });
     const decided = await ok(api.post(`/api/v1/insurance-claims/${claim.id}/decide`, { decision: 'partially_approved', approvedAmount: 950 }));
     expect(decided).toMatchObject({ state: 'decided', decision: 'partially_approved', approvedAmount: 950, deniedAmount: 250 });
   });
@@ -118,7 +102,7 @@ describe('emr', () => {
     const order = await created(api.post('/api/v1/clinical-orders', { encounterId: enc.id, patientId: patient.id, orderType: 'lab', testName: 'CBC', urgency: 'stat' }));
     refused(await api.post(`/api/v1/clinical-orders/${order.id}/recordResult`, {}), { pointer: '/result' });
     expect(await ok(api.post(`/api/v1/clinical-orders/${order.id}/recordResult`, { result: 'WBC 14.2 ×10⁹/L', abnormal: true }))).toMatchObject({ state: 'resulted', abnormal: true });
-    conflict(await api.patch(`/api/v1/clinical-orders/${order.id}`, { result: 'normal' }), { reason: 'locked', state: 'resulted' });
+    conflictWith(await api.patch(`/api/v1/clinical-orders/${order.id}`, { result: 'normal' }), { reason: 'locked', state: 'resulted' });
   });
 });
 
@@ -127,7 +111,7 @@ describe('event-management', () => {
     refused(await api.post('/api/v1/managed-events', { title: 'Riyadh FinTech', startDate: '2026-05-12', endDate: '2026-05-10' }), { pointer: '/endDate', message: 'The event cannot end before it starts' });
     const ev = await created(api.post('/api/v1/managed-events', { title: 'Riyadh FinTech', eventType: 'conference', startDate: '2026-05-10', endDate: '2026-05-12', capacity: 300 }));
     expect(ev.durationDays).toBe(3);
-    conflict(await api.post(`/api/v1/managed-events/${ev.id}/publish`), { reason: 'guard' }, 'Give the venue');
+    conflictWith(await api.post(`/api/v1/managed-events/${ev.id}/publish`), { reason: 'guard' }, 'Give the venue');
     await ok(api.patch(`/api/v1/managed-events/${ev.id}`, { venue: 'KAFD Conference Centre' }));
     await ok(api.post(`/api/v1/managed-events/${ev.id}/publish`));
     const reg = await created(api.post('/api/v1/event-registrations', { eventId: ev.id, attendeeName: 'Nora', price: 500 }));
@@ -144,7 +128,7 @@ describe('field-service', () => {
     const wo = await created(api.post('/api/v1/fs-work-orders', { customerId, serviceType: 'repair', siteAddress: 'Olaya St, Riyadh' }));
     refused(await api.post(`/api/v1/fs-work-orders/${wo.id}/dispatch`, { technicianId: employeeId }), { pointer: '/scheduledOn' });
     expect(await ok(api.post(`/api/v1/fs-work-orders/${wo.id}/dispatch`, { technicianId: employeeId, scheduledOn: '2026-06-01' }))).toMatchObject({ technicianId: employeeId, scheduledOn: '2026-06-01' });
-    conflict(await api.patch(`/api/v1/fs-work-orders/${wo.id}`, { customerId: (await created(api.post('/api/v1/customers', { name: 'Other' }))).id }), { reason: 'locked', field: 'customerId' });
+    conflictWith(await api.patch(`/api/v1/fs-work-orders/${wo.id}`, { customerId: (await created(api.post('/api/v1/customers', { name: 'Other' }))).id }), { reason: 'locked', field: 'customerId' });
     await ok(api.post(`/api/v1/fs-work-orders/${wo.id}/start`));
     const done = await ok(api.post(`/api/v1/fs-work-orders/${wo.id}/complete`, { resolution: 'Replaced the compressor relay', durationMinutes: 95, signedBy: 'Khalid' }));
     expect(done).toMatchObject({ state: 'done', durationMinutes: 95, durationHours: 1.58, signedBy: 'Khalid' });
@@ -158,12 +142,12 @@ describe('fleet', () => {
     expect(fuel).toMatchObject({ pricePerLitre: 2.18, vatAmount: 12.94 });
     refused(await api.post('/api/v1/fuel-logs', { vehicleId: v.id, driverId: employeeId, filledOn: '2026-02-01', litres: 0, amount: 10, fuelType: 'diesel', odometerKm: 1 }), { pointer: '/litres' });
     await ok(api.post(`/api/v1/fleet-vehicles/${v.id}/sendToWorkshop`, { reason: 'Brake pads' }));
-    conflict(await api.post(`/api/v1/fleet-vehicles/${v.id}/returnToService`, { odometerKm: 51_000 }), { reason: 'guard' }, 'The odometer cannot go back');
+    conflictWith(await api.post(`/api/v1/fleet-vehicles/${v.id}/returnToService`, { odometerKm: 51_000 }), { reason: 'guard' }, 'The odometer cannot go back');
     expect(await ok(api.post(`/api/v1/fleet-vehicles/${v.id}/returnToService`, { odometerKm: 52_410 }))).toMatchObject({ state: 'active', odometerKm: 52_410 });
     const fine = await created(api.post('/api/v1/traffic-fines', { vehicleId: v.id, fineNumber: 'M-77', violation: 'Speeding', amount: 300, issuedOn: '2026-02-10' }));
-    conflict(await api.post(`/api/v1/traffic-fines/${fine.id}/pay`, { paidOn: '2026-02-01' }), { reason: 'guard' });
+    conflictWith(await api.post(`/api/v1/traffic-fines/${fine.id}/pay`, { paidOn: '2026-02-01' }), { reason: 'guard' });
     await ok(api.post(`/api/v1/traffic-fines/${fine.id}/pay`, { paidOn: '2026-02-12' }));
-    conflict(await api.patch(`/api/v1/traffic-fines/${fine.id}`, { amount: 150 }), { reason: 'locked', state: 'paid' });
+    conflictWith(await api.patch(`/api/v1/traffic-fines/${fine.id}`, { amount: 150 }), { reason: 'locked', state: 'paid' });
   });
 });
 
@@ -177,7 +161,7 @@ describe('forum', () => {
     expect((await ok(api.get(`/api/v1/forum-topics/${topic.id}`))).acceptedAnswers).toBe(0);
     refused(await api.post(`/api/v1/forum-topics/${topic.id}/close`, { reason: 'bored' }), { pointer: '/reason' });
     expect(await ok(api.post(`/api/v1/forum-topics/${topic.id}/close`, { reason: 'duplicate' }))).toMatchObject({ state: 'closed', closeReason: 'duplicate' });
-    conflict(await api.patch(`/api/v1/forum-topics/${topic.id}`, { title: 'x' }), { reason: 'locked', state: 'closed' });
+    conflictWith(await api.patch(`/api/v1/forum-topics/${topic.id}`, { title: 'x' }), { reason: 'locked', state: 'closed' });
   });
 });
 
@@ -195,14 +179,14 @@ describe('forwarding', () => {
     refused(await api.patch(`/api/v1/forwarding-jobs/${job.id}`, { etd: '2026-03-10', eta: '2026-03-01' }), { pointer: '/eta' });
     const shipped = await ok(api.post(`/api/v1/forwarding-jobs/${job.id}/ship`, { etd: '2026-03-01', eta: '2026-03-22' }));
     expect(shipped).toMatchObject({ state: 'in_transit', transitDays: 21 });
-    conflict(await api.patch(`/api/v1/forwarding-jobs/${job.id}`, { mode: 'air' }), { reason: 'locked', field: 'mode' });
+    conflictWith(await api.patch(`/api/v1/forwarding-jobs/${job.id}`, { mode: 'air' }), { reason: 'locked', field: 'mode' });
     const arrived = await ok(api.post(`/api/v1/forwarding-jobs/${job.id}/notifyArrival`, { eta: '2026-03-24', freeDaysEnd: '2026-03-31' }));
     expect(arrived).toMatchObject({ transitDays: 23, freeDays: 7 });
     await ok(api.post(`/api/v1/forwarding-jobs/${job.id}/releaseDeliveryOrder`, { deliveryOrderNumber: 'DO-88' }));
     expect(await ok(api.post(`/api/v1/forwarding-jobs/${job.id}/deliver`, { receivedBy: 'Warehouse 3' }))).toMatchObject({ state: 'delivered', receivedBy: 'Warehouse 3' });
 
     const consol = await created(api.post('/api/v1/consolidations', { mode: 'sea', pol: 'CNSHA', pod: 'SADMM', etd: '2026-03-01' }));
-    conflict(await api.post(`/api/v1/consolidations/${consol.id}/build`), { reason: 'guard' });
+    conflictWith(await api.post(`/api/v1/consolidations/${consol.id}/build`), { reason: 'guard' });
     refused(await api.patch(`/api/v1/consolidations/${consol.id}`, { jobs: [{ jobId: job.id, weightKg: 1 }, { jobId: job.id, weightKg: 2 }] }), { pointer: '/jobs' });
     const loaded = await ok(api.patch(`/api/v1/consolidations/${consol.id}`, { jobs: [{ jobId: job.id, packages: 12, weightKg: 1250.5, volumeCbm: 6.25 }] }));
     expect(loaded).toMatchObject({ weightKg: 1250.5, volumeCbm: 6.25, packages: 12 });
@@ -217,7 +201,7 @@ describe('helpdesk', () => {
     refused(await api.post(`/api/v1/tickets/${t.id}/solve`, {}), { pointer: '/resolution' });
     expect(await ok(api.post(`/api/v1/tickets/${t.id}/solve`, { resolution: 'Reset the fiscal period lock' }))).toMatchObject({ state: 'solved', resolution: 'Reset the fiscal period lock' });
     await ok(api.post(`/api/v1/tickets/${t.id}/close`));
-    conflict(await api.patch(`/api/v1/tickets/${t.id}`, { subject: 'x' }), { reason: 'locked', state: 'closed' });
+    conflictWith(await api.patch(`/api/v1/tickets/${t.id}`, { subject: 'x' }), { reason: 'locked', state: 'closed' });
     expect(await ok(api.post(`/api/v1/tickets/${t.id}/reopen`, { reason: 'Happened again' }))).toMatchObject({ state: 'open', reopenReason: 'Happened again' });
   });
 });
@@ -232,9 +216,9 @@ describe('hospitality', () => {
     expect(b).toMatchObject({ nights: 3, total: 1350, vatAmount: 202.5, totalWithVat: 1552.5 });
     expect(await ok(api.patch(`/api/v1/hotel-bookings/${b.id}`, { departureDate: '2026-08-14' }))).toMatchObject({ nights: 4, total: 1800, totalWithVat: 2070 });
     expect(await ok(api.post(`/api/v1/hotel-bookings/${b.id}/checkIn`, { roomId: room.id }))).toMatchObject({ state: 'checked_in', roomId: room.id });
-    conflict(await api.patch(`/api/v1/hotel-bookings/${b.id}`, { nightlyRate: 300 }), { reason: 'locked', field: 'nightlyRate' });
+    conflictWith(await api.patch(`/api/v1/hotel-bookings/${b.id}`, { nightlyRate: 300 }), { reason: 'locked', field: 'nightlyRate' });
     const other = await created(api.post('/api/v1/hotel-bookings', { ...base, arrivalDate: '2026-09-01', departureDate: '2026-09-02' }));
-    conflict(await api.post(`/api/v1/hotel-bookings/${other.id}/cancel`, { reason: 'Changed plans', cancellationFee: 600 }), { reason: 'guard' });
+    conflictWith(await api.post(`/api/v1/hotel-bookings/${other.id}/cancel`, { reason: 'Changed plans', cancellationFee: 600 }), { reason: 'guard' });
     expect(await ok(api.post(`/api/v1/hotel-bookings/${other.id}/cancel`, { reason: 'Changed plans', cancellationFee: 517.5 }))).toMatchObject({ state: 'cancelled', cancellationFee: 517.5, cancelReason: 'Changed plans' });
   });
 });
@@ -243,7 +227,7 @@ describe('hse', () => {
   it('an injury is recordable and is investigated before closing; a near miss injures no one', async () => {
     const inc = await created(api.post('/api/v1/hse-incidents', { kind: 'incident', site: 'Jubail plant', category: 'injury', severity: 'high', occurredOn: '2026-01-20', description: 'Hand caught in a press', injuredCount: 1, lostTime: true }));
     expect(inc.recordable).toBe(true);
-    conflict(await api.post(`/api/v1/hse-incidents/${inc.id}/close`), { reason: 'guard' }, 'investigated before it is closed');
+    conflictWith(await api.post(`/api/v1/hse-incidents/${inc.id}/close`), { reason: 'guard' }, 'investigated before it is closed');
     await ok(api.post(`/api/v1/hse-incidents/${inc.id}/investigate`, { investigatorId: employeeId }));
     refused(await api.post(`/api/v1/hse-incidents/${inc.id}/completeInvestigation`, {}), { pointer: '/rootCause' });
     await ok(api.post(`/api/v1/hse-incidents/${inc.id}/completeInvestigation`, { rootCause: 'Guard removed for cleaning' }));
@@ -259,10 +243,10 @@ describe('hse', () => {
     refused(await api.post('/api/v1/hse-permits', body), { pointer: '/validTo', message: 'A permit to work is issued for 7 days at most; renew it after' });
     const p = await created(api.post('/api/v1/hse-permits', { ...body, validTo: '2026-02-03' }));
     expect(p.validityDays).toBe(3);
-    conflict(await api.post(`/api/v1/hse-permits/${p.id}/approve`, { approvedById: otherEmployeeId }), { reason: 'guard' }, 'precautions');
+    conflictWith(await api.post(`/api/v1/hse-permits/${p.id}/approve`, { approvedById: otherEmployeeId }), { reason: 'guard' }, 'precautions');
     await ok(api.patch(`/api/v1/hse-permits/${p.id}`, { precautions: 'Fire watch, extinguisher, gas test' }));
     await ok(api.post(`/api/v1/hse-permits/${p.id}/approve`, { approvedById: otherEmployeeId }));
-    conflict(await api.patch(`/api/v1/hse-permits/${p.id}`, { validTo: '2026-02-05' }), { reason: 'locked', state: 'approved' });
+    conflictWith(await api.patch(`/api/v1/hse-permits/${p.id}`, { validTo: '2026-02-05' }), { reason: 'locked', state: 'approved' });
     const ri = { activity: 'Work at height', hazards: 'Fall' };
     refused(await api.post('/api/v1/hse-risk-assessments', { ...ri, initialRisk: 'medium', residualRisk: 'high' }), { pointer: '/residualRisk' });
     const insp = await created(api.post('/api/v1/hse-inspections', { site: 'Tank 4', inspectionType: 'scaffolding', inspectorId: employeeId, scheduledFor: '2026-02-02' }));
@@ -278,7 +262,7 @@ describe('industry-models', () => {
     expect(m.appCount).toBe(3);
     expectError(await co.as('Admin').post(`/api/v1/industry-models/${m.id}/install`), 403, 'FORBIDDEN');
     await ok(api.post(`/api/v1/industry-models/${m.id}/install`));
-    conflict(await api.patch(`/api/v1/industry-models/${m.id}`, { notes: 'x' }), { reason: 'locked', state: 'installed' });
+    conflictWith(await api.patch(`/api/v1/industry-models/${m.id}`, { notes: 'x' }), { reason: 'locked', state: 'installed' });
   });
 });
 
@@ -287,12 +271,12 @@ describe('iot', () => {
     const d = await created(api.post('/api/v1/iot-devices', { name: 'Cold room 1', deviceType: 'sensor' }));
     const a = await created(api.post('/api/v1/iot-alerts', { deviceId: d.id, metric: 'temperature', value: 9.5, threshold: 8, severity: 'critical', raisedOn: '2026-03-01' }));
     expect(a.exceedance).toBe(1.5);
-    conflict(await api.patch(`/api/v1/iot-alerts/${a.id}`, { value: 7 }), { reason: 'locked', field: 'value' });
-    conflict(await api.post(`/api/v1/iot-alerts/${a.id}/clear`, { clearedValue: 8.4 }), { reason: 'guard' }, 'still past its threshold');
+    conflictWith(await api.patch(`/api/v1/iot-alerts/${a.id}`, { value: 7 }), { reason: 'locked', field: 'value' });
+    conflictWith(await api.post(`/api/v1/iot-alerts/${a.id}/clear`, { clearedValue: 8.4 }), { reason: 'guard' }, 'still past its threshold');
     expect(await ok(api.post(`/api/v1/iot-alerts/${a.id}/clear`, { clearedValue: 6.1 }))).toMatchObject({ state: 'cleared', clearedValue: 6.1 });
     const low = await created(api.post('/api/v1/iot-alerts', { deviceId: d.id, metric: 'battery', value: 10, threshold: 20, severity: 'warning', raisedOn: '2026-03-02' }));
     expect(low.exceedance).toBe(-10);
-    conflict(await api.post(`/api/v1/iot-alerts/${low.id}/clear`, { clearedValue: 15 }), { reason: 'guard' });
+    conflictWith(await api.post(`/api/v1/iot-alerts/${low.id}/clear`, { clearedValue: 15 }), { reason: 'guard' });
     await ok(api.post(`/api/v1/iot-alerts/${low.id}/clear`, { clearedValue: 95 }));
   });
 });
@@ -303,7 +287,7 @@ describe('jewelry', () => {
     expect(order).toMatchObject({ goldValue: 3070, price: 3420, vatAmount: 513, total: 3933, balanceDue: 2933 });
     refused(await api.post('/api/v1/jewelry-orders', { customerId, design: 'Ring', karat: '21', ratePerGram: 245.6, estimatedWeightG: 12.5, price: 10 }), { pointer: '/price', rule: 'additionalProperties' } as never);
     await ok(api.post(`/api/v1/jewelry-orders/${order.id}/startProduction`));
-    conflict(await api.patch(`/api/v1/jewelry-orders/${order.id}`, { ratePerGram: 200 }), { reason: 'locked', field: 'ratePerGram' });
+    conflictWith(await api.patch(`/api/v1/jewelry-orders/${order.id}`, { ratePerGram: 200 }), { reason: 'locked', field: 'ratePerGram' });
     // Weighed at 12.83 g: 12.83 × 245.60 = 3,151.048 → 3,151.05; + 350 = 3,501.05; VAT 525.16 (525.1575 rounded); 4,026.21.
     const ready = await ok(api.post(`/api/v1/jewelry-orders/${order.id}/markReady`, { finalWeightG: 12.83 }));
     expect(ready).toMatchObject({ goldValue: 3151.05, price: 3501.05, vatAmount: 525.16, total: 4026.21, balanceDue: 3026.21 });
@@ -324,13 +308,13 @@ describe('knowledge', () => {
   it('each publication is the next version, and a published article changes only by revising it', async () => {
     const space = await created(api.post('/api/v1/knowledge-spaces', { name: 'Finance', visibility: 'internal' }));
     const a = await created(api.post('/api/v1/kb-articles', { spaceId: space.id, title: 'Closing the month' }));
-    conflict(await api.post(`/api/v1/kb-articles/${a.id}/publish`), { reason: 'guard' });
+    conflictWith(await api.post(`/api/v1/kb-articles/${a.id}/publish`), { reason: 'guard' });
     await ok(api.patch(`/api/v1/kb-articles/${a.id}`, { body: 'Step 1…' }));
     expect((await ok(api.post(`/api/v1/kb-articles/${a.id}/publish`))).version).toBe(1);
-    conflict(await api.patch(`/api/v1/kb-articles/${a.id}`, { body: 'Step 2' }), { reason: 'locked', state: 'published' });
+    conflictWith(await api.patch(`/api/v1/kb-articles/${a.id}`, { body: 'Step 2' }), { reason: 'locked', state: 'published' });
     await ok(api.post(`/api/v1/kb-articles/${a.id}/revise`));
     // Only publishing sets the version, and an edit keeps it.
-    conflict(await api.patch(`/api/v1/kb-articles/${a.id}`, { version: 7 }), { reason: 'locked', field: 'version' });
+    conflictWith(await api.patch(`/api/v1/kb-articles/${a.id}`, { version: 7 }), { reason: 'locked', field: 'version' });
     expect((await ok(api.patch(`/api/v1/kb-articles/${a.id}`, { body: 'Step 1, then step 2' }))).version).toBe(1);
     expect((await ok(api.post(`/api/v1/kb-articles/${a.id}/publish`))).version).toBe(2);
   });
@@ -340,17 +324,17 @@ describe('legal', () => {
   it('a matter closes with its outcome and date (412 days open); an adjournment needs the next hearing; a late deadline is missed, not met', async () => {
     const m = await created(api.post('/api/v1/legal-matters', { title: 'Contract dispute', clientId: customerId, practiceArea: 'litigation', leadLawyerId: employeeId, openedOn: '2025-01-05' }));
     const h = await created(api.post('/api/v1/court-hearings', { matterId: m.id, court: 'Riyadh Commercial Court', hearingDate: '2025-03-01' }));
-    conflict(await api.post(`/api/v1/court-hearings/${h.id}/recordOutcome`, { outcome: 'adjourned', summary: 'Defence asked for time' }), { reason: 'guard' }, "next hearing's date");
+    conflictWith(await api.post(`/api/v1/court-hearings/${h.id}/recordOutcome`, { outcome: 'adjourned', summary: 'Defence asked for time' }), { reason: 'guard' }, "next hearing's date");
     refused(await api.patch(`/api/v1/court-hearings/${h.id}`, { nextHearingDate: '2025-02-01' }), { pointer: '/nextHearingDate', message: 'The next hearing comes after this one' });
     await ok(api.patch(`/api/v1/court-hearings/${h.id}`, { nextHearingDate: '2025-04-15' }));
     await ok(api.post(`/api/v1/court-hearings/${h.id}/recordOutcome`, { outcome: 'adjourned', summary: 'Defence asked for time' }));
-    conflict(await api.patch(`/api/v1/court-hearings/${h.id}`, { summary: 'changed' }), { reason: 'locked', field: 'summary' });
+    conflictWith(await api.patch(`/api/v1/court-hearings/${h.id}`, { summary: 'changed' }), { reason: 'locked', field: 'summary' });
 
     const d = await created(api.post('/api/v1/legal-deadlines', { matterId: m.id, deadlineType: 'appeal', dueDate: '2025-05-15' }));
-    conflict(await api.post(`/api/v1/legal-deadlines/${d.id}/meet`, { metOn: '2025-05-16' }), { reason: 'guard' });
+    conflictWith(await api.post(`/api/v1/legal-deadlines/${d.id}/meet`, { metOn: '2025-05-16' }), { reason: 'guard' });
     expect(await ok(api.post(`/api/v1/legal-deadlines/${d.id}/meet`, { metOn: '2025-05-14' }))).toMatchObject({ state: 'met', metOn: '2025-05-14' });
 
-    conflict(await api.post(`/api/v1/legal-matters/${m.id}/close`, { closingReason: 'settled', closedOn: '2024-12-31' }), { reason: 'guard' });
+    conflictWith(await api.post(`/api/v1/legal-matters/${m.id}/close`, { closingReason: 'settled', closedOn: '2024-12-31' }), { reason: 'guard' });
     expect(await ok(api.post(`/api/v1/legal-matters/${m.id}/close`, { closingReason: 'settled', closedOn: '2026-02-21' }))).toMatchObject({ state: 'closed', closingReason: 'settled', durationDays: 412 });
     expectError(await co.as('Member').post(`/api/v1/legal-matters/${m.id}/reopen`, { reason: 'Appeal' }), 403, 'FORBIDDEN');
   });
@@ -362,7 +346,7 @@ describe('livechat', () => {
     expect(c.waitMinutes).toBe(1.6);
     await ok(api.post(`/api/v1/live-chats/${c.id}/assign`, { agentId: employeeId }));
     expect(await ok(api.post(`/api/v1/live-chats/${c.id}/transfer`, { agentId: otherEmployeeId }))).toMatchObject({ agentId: otherEmployeeId, transferredFromId: employeeId });
-    conflict(await api.patch(`/api/v1/live-chats/${c.id}`, { agentId: employeeId }), { reason: 'locked', field: 'agentId' });
+    conflictWith(await api.patch(`/api/v1/live-chats/${c.id}`, { agentId: employeeId }), { reason: 'locked', field: 'agentId' });
     await ok(api.post(`/api/v1/live-chats/${c.id}/resolve`));
     // The visitor rates the resolved chat; who handled it stays.
     expect(await ok(api.patch(`/api/v1/live-chats/${c.id}`, { rating: 'good' }))).toMatchObject({ rating: 'good', agentId: otherEmployeeId, transferredFromId: employeeId });
@@ -375,7 +359,7 @@ describe('loyalty', () => {
     refused(await api.post('/api/v1/loyalty-coupons', { code: 'BAD', discountType: 'percent', discountValue: 150 }), { pointer: '/discountValue' });
     refused(await api.post('/api/v1/loyalty-coupons', { code: 'BAD', discountType: 'amount', discountValue: 0 }), { pointer: '/amountOff' });
     expect(await ok(api.post(`/api/v1/loyalty-coupons/${pct.id}/use`, { orderRef: 'SO-1', orderAmount: 840 }))).toMatchObject({ state: 'used', discount: 126, orderAmount: 840 });
-    conflict(await api.post(`/api/v1/loyalty-coupons/${pct.id}/use`, { orderRef: 'SO-2', orderAmount: 10 }), {});
+    conflictWith(await api.post(`/api/v1/loyalty-coupons/${pct.id}/use`, { orderRef: 'SO-2', orderAmount: 10 }), {});
     const amt = await created(api.post('/api/v1/loyalty-coupons', { code: 'WELCOME50', discountType: 'amount', discountValue: 0, amountOff: 50 }));
     expect((await ok(api.post(`/api/v1/loyalty-coupons/${amt.id}/use`, { orderRef: 'SO-3', orderAmount: 35.5 }))).discount).toBe(35.5);
     const card = await created(api.post('/api/v1/gift-cards', { cardNumber: 'GC-1', amount: 500 }));
@@ -393,12 +377,12 @@ describe('maintenance', () => {
     expect((await ok(api.post(`/api/v1/maintenance-equipment/${eq.id}/restore`, { downtimeMinutes: 240 }))).downtimeMinutes).toBe(240);
     // An edit keeps the downtime, and cannot change it.
     expect((await ok(api.patch(`/api/v1/maintenance-equipment/${eq.id}`, { location: 'Roof, east' }))).downtimeMinutes).toBe(240);
-    conflict(await api.patch(`/api/v1/maintenance-equipment/${eq.id}`, { downtimeMinutes: 0 }), { reason: 'locked', field: 'downtimeMinutes' });
+    conflictWith(await api.patch(`/api/v1/maintenance-equipment/${eq.id}`, { downtimeMinutes: 0 }), { reason: 'locked', field: 'downtimeMinutes' });
     await ok(api.post(`/api/v1/maintenance-equipment/${eq.id}/reportDown`, { downSince: '2026-03-09', reason: 'Low refrigerant' }));
     expect((await ok(api.post(`/api/v1/maintenance-equipment/${eq.id}/restore`, { downtimeMinutes: 90 }))).downtimeMinutes).toBe(330);
     refused(await api.post('/api/v1/maintenance-requests', { equipmentId: eq.id, requestType: 'preventive', priority: 'normal', description: 'Quarterly service' }), { pointer: '/scheduledOn', message: 'Preventive maintenance is planned: give its date' });
     const r = await created(api.post('/api/v1/maintenance-requests', { equipmentId: eq.id, requestType: 'corrective', priority: 'high', description: 'Noisy fan' }));
-    conflict(await api.post(`/api/v1/maintenance-requests/${r.id}/start`), { reason: 'guard' }, 'Assign a technician');
+    conflictWith(await api.post(`/api/v1/maintenance-requests/${r.id}/start`), { reason: 'guard' }, 'Assign a technician');
     await ok(api.patch(`/api/v1/maintenance-requests/${r.id}`, { technicianId: employeeId }));
     await ok(api.post(`/api/v1/maintenance-requests/${r.id}/start`));
     expect(await ok(api.post(`/api/v1/maintenance-requests/${r.id}/complete`, { resolution: 'Replaced the bearing', durationMinutes: 135 }))).toMatchObject({ state: 'done', durationHours: 2.25 });
@@ -415,7 +399,7 @@ describe('manufacturing', () => {
     expect(bom.totalMinutes).toBe(60);
     const mo = await created(api.post('/api/v1/manufacturing-orders', { productId: product.id, bomId: bom.id, quantity: 500 }));
     await ok(api.post(`/api/v1/manufacturing-orders/${mo.id}/confirm`));
-    conflict(await api.patch(`/api/v1/manufacturing-orders/${mo.id}`, { quantity: 600 }), { reason: 'locked', field: 'quantity' });
+    conflictWith(await api.patch(`/api/v1/manufacturing-orders/${mo.id}`, { quantity: 600 }), { reason: 'locked', field: 'quantity' });
     await ok(api.post(`/api/v1/manufacturing-orders/${mo.id}/start`));
     const wo = await created(api.post('/api/v1/mfg-work-orders', { orderId: mo.id, operation: 'Assemble', workCenterId: wc.id, plannedMinutes: 60 }));
     await ok(api.post(`/api/v1/mfg-work-orders/${wo.id}/start`));
@@ -428,10 +412,10 @@ describe('marketing-automation', () => {
   it('a lead scoring 85 is hot; one leaving the workflow keeps why', async () => {
     const lead = await created(api.post('/api/v1/leads', { title: 'Warehouse software' }));
     const wf = await created(api.post('/api/v1/marketing-workflows', { name: 'Nurture', entryTrigger: 'form_submitted' }));
-    conflict(await api.post(`/api/v1/marketing-workflows/${wf.id}/start`), { reason: 'guard' });
+    conflictWith(await api.post(`/api/v1/marketing-workflows/${wf.id}/start`), { reason: 'guard' });
     await ok(api.patch(`/api/v1/marketing-workflows/${wf.id}`, { channel: 'email' }));
     await ok(api.post(`/api/v1/marketing-workflows/${wf.id}/start`));
-    conflict(await api.patch(`/api/v1/marketing-workflows/${wf.id}`, { goal: 'x' }), { reason: 'locked', state: 'running' });
+    conflictWith(await api.patch(`/api/v1/marketing-workflows/${wf.id}`, { goal: 'x' }), { reason: 'locked', state: 'running' });
     const p = await created(api.post('/api/v1/workflow-participants', { workflowId: wf.id, leadId: lead.id, entryTrigger: 'form_submitted', score: 35 }));
     expect(p.temperature).toBe('cold');
     expect((await ok(api.patch(`/api/v1/workflow-participants/${p.id}`, { score: 85 }))).temperature).toBe('hot');
@@ -445,10 +429,10 @@ describe('marketplace', () => {
     refused(await api.post('/api/v1/marketplace-listings', { appId: 'Bad App', name: 'x', publisherName: 'y' }), { pointer: '/appId' });
     refused(await api.post('/api/v1/marketplace-versions', { listingId: l.id, version: 'v1', packageSha256: 'xyz' }), { pointer: '/version' }, { pointer: '/packageSha256' });
     const v = await created(api.post('/api/v1/marketplace-versions', { listingId: l.id, version: '1.2.0' }));
-    conflict(await api.post(`/api/v1/marketplace-versions/${v.id}/submit`), { reason: 'guard' });
+    conflictWith(await api.post(`/api/v1/marketplace-versions/${v.id}/submit`), { reason: 'guard' });
     await ok(api.patch(`/api/v1/marketplace-versions/${v.id}`, { packageSha256: 'ab'.repeat(32), releaseNotes: 'Phase 2 integration' }));
     await ok(api.post(`/api/v1/marketplace-versions/${v.id}/submit`));
-    conflict(await api.patch(`/api/v1/marketplace-versions/${v.id}`, { releaseNotes: 'x' }), { reason: 'locked', state: 'submitted' });
+    conflictWith(await api.patch(`/api/v1/marketplace-versions/${v.id}`, { releaseNotes: 'x' }), { reason: 'locked', state: 'submitted' });
     expect(await ok(api.post(`/api/v1/marketplace-versions/${v.id}/reject`, { reason: 'The CSID onboarding fails' }))).toMatchObject({ state: 'rejected', reviewNotes: 'The CSID onboarding fails' });
     await ok(api.post(`/api/v1/marketplace-versions/${v.id}/submit`));
   });
@@ -462,7 +446,7 @@ describe('migration', () => {
     await ok(api.post(`/api/v1/migration-jobs/${j.id}/start`));
     refused(await api.patch(`/api/v1/migration-jobs/${j.id}`, { entities: [{ entity: 'customers', sourceCount: 200, imported: 199, failed: 2 }, { entity: 'invoices', sourceCount: 1000 }] }), { pointer: '/entities' });
     await ok(api.patch(`/api/v1/migration-jobs/${j.id}`, { entities: [{ entity: 'customers', sourceCount: 200, imported: 195, failed: 5 }, { entity: 'invoices', sourceCount: 1000, imported: 900 }] }));
-    conflict(await api.post(`/api/v1/migration-jobs/${j.id}/finish`), { reason: 'guard' });
+    conflictWith(await api.post(`/api/v1/migration-jobs/${j.id}/finish`), { reason: 'guard' });
     const counted = await ok(api.patch(`/api/v1/migration-jobs/${j.id}`, { entities: [{ entity: 'customers', sourceCount: 200, imported: 195, failed: 5 }, { entity: 'invoices', sourceCount: 1000, imported: 985, failed: 15 }] }));
     expect(counted).toMatchObject({ recordsImported: 1180, recordsFailed: 20 });
     await ok(api.post(`/api/v1/migration-jobs/${j.id}/finish`));
@@ -481,11 +465,11 @@ describe('nonprofit', () => {
     refused(await api.post(`/api/v1/donations/${don.id}/receive`, {}), { pointer: '/receivedOn' });
     expect(await ok(api.post(`/api/v1/donations/${don.id}/receive`, { receivedOn: '2026-01-05' }))).toMatchObject({ state: 'received', receiptNumber: 'RCPT-2026-00002' });
     expect(await ok(api.get(`/api/v1/fundraising-campaigns/${camp.id}`))).toMatchObject({ raisedAmount: 70_000, progressPercent: 35, remainingAmount: 130_000 });
-    conflict(await api.patch(`/api/v1/donations/${don.id}`, { amount: 1 }), { reason: 'locked', state: 'received' });
+    conflictWith(await api.patch(`/api/v1/donations/${don.id}`, { amount: 1 }), { reason: 'locked', state: 'received' });
 
     const pledge = await created(api.post('/api/v1/pledges', { donorId: donor.id, fund: 'orphans', installmentAmount: 250, frequency: 'monthly', installmentsTotal: 12, installmentsPaid: 5, nextDueDate: '2026-06-01' }));
     expect(pledge).toMatchObject({ totalPledged: 3000, outstanding: 1750 });
-    conflict(await api.post(`/api/v1/pledges/${pledge.id}/fulfil`), { reason: 'guard' }, 'every instalment is paid');
+    conflictWith(await api.post(`/api/v1/pledges/${pledge.id}/fulfil`), { reason: 'guard' }, 'every instalment is paid');
     refused(await api.patch(`/api/v1/pledges/${pledge.id}`, { installmentsPaid: 13 }), { pointer: '/installmentsPaid' });
     expect((await ok(api.patch(`/api/v1/pledges/${pledge.id}`, { installmentsPaid: 12 }))).outstanding).toBe(0);
     await ok(api.post(`/api/v1/pledges/${pledge.id}/fulfil`));
@@ -496,7 +480,7 @@ describe('nonprofit', () => {
     const d = await created(api.post('/api/v1/aid-disbursements', { beneficiaryId: ben.id, fund: 'zakat', amount: 1500, method: 'bank_transfer' }));
     expectError(await co.as('Member').post(`/api/v1/aid-disbursements/${d.id}/approve`), 403, 'FORBIDDEN');
     await ok(api.post(`/api/v1/aid-disbursements/${d.id}/approve`));
-    conflict(await api.patch(`/api/v1/aid-disbursements/${d.id}`, { amount: 3000 }), { reason: 'locked', state: 'approved' }, undefined);
+    conflictWith(await api.patch(`/api/v1/aid-disbursements/${d.id}`, { amount: 3000 }), { reason: 'locked', state: 'approved' }, undefined);
     const ar = expectError(await api.patch(`/api/v1/aid-disbursements/${d.id}`, { amount: 3000 }, AR), 409, 'CONFLICT');
     expect(ar.message).toMatch(ARABIC);
     expect(await ok(api.post(`/api/v1/aid-disbursements/${d.id}/pay`, { paidOn: '2026-01-10' }))).toMatchObject({ state: 'paid', paidOn: '2026-01-10' });

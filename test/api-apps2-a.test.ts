@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Host } from '../core/host.ts';
 import { appsHost, count, createCustomer, expectError, type Client, type Res, type TestCompany, created, ok, type Data } from './helpers.ts';
+import { AR, conflict, invalid } from './app-stories.ts';
 
 const APPS = [
   'aftersales', 'agents', 'analytics', 'appointments', 'appraisals', 'approvals', 'attendance', 'auto-workshop', 'av',
@@ -38,28 +39,12 @@ async function list(url: string): Promise<Data[]> {
   return r.json().data;
 }
 
-/** A VALIDATION_ERROR whose details name exactly these pointers. */
-async function invalid(res: Promise<Res>, ...pointers: string[]) {
-  const e = expectError(await res, 400, 'VALIDATION_ERROR');
-  expect(e.details.map((d) => d.pointer).sort()).toEqual([...pointers].sort());
-  return e;
-}
-
-/** A CONFLICT with this reason (guard, locked, unique, parentLocked, parentRule). */
-async function conflict(res: Promise<Res>, reason = 'guard') {
-  const e = expectError(await res, 409, 'CONFLICT');
-  expect(e.details[0]).toMatchObject({ reason });
-  return e;
-}
-
 /** A repeat refused: the field and the document that already has the value. */
 async function repeated(res: Promise<Res>, field: string, other: string) {
   const e = await conflict(res, 'unique');
   expect(e.details[0]).toMatchObject({ field, other });
   return e;
 }
-
-const AR = { 'accept-language': 'ar' };
 
 async function newEmployee(fullName: string, extra: Record<string, unknown> = {}): Promise<Data> {
   return created(api.post('/api/v1/employees', { fullName, jobTitle: 'Technician', joinDate: '2023-05-01', ...extra }));

@@ -8,7 +8,8 @@
 // One host with just these apps and their dependencies, on SQLite and again on PostgreSQL.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Host } from '../core/host.ts';
-import { appsHost, expectError, type Client, type Res, type TestCompany, created, ok, type Data } from './helpers.ts';
+import { appsHost, expectError, type Client, type TestCompany, created, ok, type Data } from './helpers.ts';
+import { AR, conflictWith, refused } from './app-stories.ts';
 
 const APPS = [
   'employees', 'invoicing', 'ecommerce', 'crm',
@@ -37,27 +38,10 @@ afterAll(() => host.close());
 
 const get = (path: string) => ok(api.get(path));
 
-/** A VALIDATION_ERROR at exactly these pointers (with these messages, in English). */
-function refused(res: Res, ...problems: { pointer: string; message?: string }[]) {
-  const e = expectError(res, 400, 'VALIDATION_ERROR');
-  expect(e.details).toEqual(problems.map((p) => expect.objectContaining(p)));
-  return e;
-}
-
-/** A CONFLICT whose first detail has these properties (and whose message says this). */
-function conflict(res: Res, detail: Record<string, unknown>, message?: string) {
-  const e = expectError(res, 409, 'CONFLICT');
-  expect(e.details[0]).toMatchObject(detail);
-  if (message) expect(e.message).toContain(message);
-  return e;
-}
-
-const AR = { 'accept-language': 'ar' };
-
 describe('emr', () => {
   it('a national ID names one patient; a claim and an order are for their encounter\'s patient', async () => {
     const huda = await created(api.post('/api/v1/patients', { fullName: 'Huda Al-Zahrani', nationalId: '1023456789' }));
-    conflict(await api.post('/api/v1/patients', { fullName: 'Huda Z.', nationalId: '1023456789' }), { reason: 'unique', field: 'nationalId', other: huda.id });
+    conflictWith(await api.post('/api/v1/patients', { fullName: 'Huda Z.', nationalId: '1023456789' }), { reason: 'unique', field: 'nationalId', other: huda.id });
     const ali = await created(api.post('/api/v1/patients', { fullName: 'Ali Al-Shehri', nationalId: '2098765432' }));
     const enc = await created(api.post('/api/v1/encounters', { patientId: huda.id, practitionerId: employeeId, encounterType: 'outpatient', encounterDate: '2026-04-01' }));
     refused(await api.post('/api/v1/insurance-claims', { encounterId: enc.id, patientId: ali.id, payerName: 'Bupa Arabia', claimedAmount: 1200 }),
@@ -76,12 +60,12 @@ describe('event-management', () => {
     await ok(api.post(`/api/v1/managed-events/${ev.id}/publish`));
     const nora = await created(api.post('/api/v1/event-registrations', { eventId: ev.id, attendeeName: 'Nora', email: 'nora@alnoor.sa' }));
     expect(nora).toMatchObject({ price: 500, vatAmount: 75, totalPrice: 575 });
-    conflict(await api.post('/api/v1/event-registrations', { eventId: ev.id, attendeeName: 'Nora A.', email: 'nora@alnoor.sa' }), { reason: 'unique', field: 'email', other: nora.id, within: 'eventId' });
+    conflictWith(await api.post('/api/v1/event-registrations', { eventId: ev.id, attendeeName: 'Nora A.', email: 'nora@alnoor.sa' }), { reason: 'unique', field: 'email', other: nora.id, within: 'eventId' });
     // A colleague on the early-bird price.
     const fahad = await created(api.post('/api/v1/event-registrations', { eventId: ev.id, attendeeName: 'Fahad', email: 'fahad@alnoor.sa', price: 250 }));
     expect(fahad).toMatchObject({ price: 250, vatAmount: 37.5, totalPrice: 287.5 });
     expect(await get(`/api/v1/managed-events/${ev.id}`)).toMatchObject({ registered: 2, seatsLeft: 0 });
-    conflict(await api.post('/api/v1/event-registrations', { eventId: ev.id, attendeeName: 'Reem', email: 'reem@alnoor.sa' }), { reason: 'parentRule', id: ev.id }, 'The event is full');
+    conflictWith(await api.post('/api/v1/event-registrations', { eventId: ev.id, attendeeName: 'Reem', email: 'reem@alnoor.sa' }), { reason: 'parentRule', id: ev.id }, 'The event is full');
     refused(await api.patch(`/api/v1/managed-events/${ev.id}`, { capacity: 1 }), { pointer: '/capacity' });
     // A cancellation frees its seat; a check-in keeps it.
     await ok(api.post(`/api/v1/event-registrations/${fahad.id}/cancel`, { reason: 'Travelling' }));
@@ -118,8 +102,8 @@ describe('field-service', () => {
 describe('fleet', () => {
   it('a fuel log moves the vehicle\'s odometer on and never back; a fine falls on the assigned driver; plates, VINs and fine numbers are unique', async () => {
     const v = await created(api.post('/api/v1/fleet-vehicles', { plateNumber: 'RUA 4821', make: 'Toyota', vin: 'JTDBR32E720123456', odometerKm: 52_000, driverId: employeeId }));
-    conflict(await api.post('/api/v1/fleet-vehicles', { plateNumber: 'RUA 4821', make: 'Hyundai' }), { reason: 'unique', field: 'plateNumber', other: v.id });
-    conflict(await api.post('/api/v1/fleet-vehicles', { plateNumber: 'RUA 4822', make: 'Toyota', vin: 'JTDBR32E720123456' }), { reason: 'unique', field: 'vin', other: v.id });
+    conflictWith(await api.post('/api/v1/fleet-vehicles', { plateNumber: 'RUA 4821', make: 'Hyundai' }), { reason: 'unique', field: 'plateNumber', other: v.id });
+    conflictWith(await api.post('/api/v1/fleet-vehicles', { plateNumber: 'RUA 4822', make: 'Toyota', vin: 'JTDBR32E720123456' }), { reason: 'unique', field: 'vin', other: v.id });
     const fill = { vehicleId: v.id, driverId: employeeId, filledOn: '2026-02-01', litres: 45.5, amount: 99.19, fuelType: 'petrol_91' };
     await created(api.post('/api/v1/fuel-logs', { ...fill, odometerKm: 52_300 }));
     expect((await get(`/api/v1/fleet-vehicles/${v.id}`)).odometerKm).toBe(52_300);
@@ -130,11 +114,11 @@ describe('fleet', () => {
     const fine = await created(api.post('/api/v1/traffic-fines', { vehicleId: v.id, fineNumber: 'SAHER-99120', violation: 'Speeding', amount: 300, issuedOn: '2026-02-10' }));
     expect(fine.driverId).toBe(employeeId);
     expect((await created(api.post('/api/v1/traffic-fines', { vehicleId: v.id, driverId: otherEmployeeId, fineNumber: 'SAHER-99121', violation: 'Parking', amount: 100, issuedOn: '2026-02-11' }))).driverId).toBe(otherEmployeeId);
-    conflict(await api.post('/api/v1/traffic-fines', { vehicleId: v.id, fineNumber: 'SAHER-99120', violation: 'Speeding', amount: 300, issuedOn: '2026-02-10' }), { reason: 'unique', field: 'fineNumber', other: fine.id });
+    conflictWith(await api.post('/api/v1/traffic-fines', { vehicleId: v.id, fineNumber: 'SAHER-99120', violation: 'Speeding', amount: 300, issuedOn: '2026-02-10' }), { reason: 'unique', field: 'fineNumber', other: fine.id });
 
     // A retired vehicle takes no fuel: nothing of the log is kept.
     await ok(api.post(`/api/v1/fleet-vehicles/${v.id}/retire`, { reason: 'Sold' }));
-    conflict(await api.post('/api/v1/fuel-logs', { ...fill, filledOn: '2026-03-01', odometerKm: 53_000 }), { reason: 'locked', effect: 0, effectOn: 'vehicleId' });
+    conflictWith(await api.post('/api/v1/fuel-logs', { ...fill, filledOn: '2026-03-01', odometerKm: 53_000 }), { reason: 'locked', effect: 0, effectOn: 'vehicleId' });
     expect((await api.get(`/api/v1/fuel-logs?vehicleId=${v.id}`)).json().total).toBe(2);
   });
 });
@@ -153,7 +137,7 @@ describe('forum', () => {
     const a = await created(api.post('/api/v1/forum-replies', { topicId: topic.id, body: '9.75 % for the employee', authorName: 'Sami', accepted: true }));
     const b = await created(api.post('/api/v1/forum-replies', { topicId: topic.id, body: '9.75 % employee, 11.75 % employer', authorName: 'Huda' }));
     expect((await get(`/api/v1/forum-topics/${topic.id}`)).acceptedAnswers).toBe(1);
-    conflict(await api.patch(`/api/v1/forum-replies/${b.id}`, { accepted: true }), { reason: 'parentRule', id: topic.id }, 'A topic has one accepted answer');
+    conflictWith(await api.patch(`/api/v1/forum-replies/${b.id}`, { accepted: true }), { reason: 'parentRule', id: topic.id }, 'A topic has one accepted answer');
     await ok(api.patch(`/api/v1/forum-replies/${a.id}`, { accepted: false }));
     expect((await ok(api.patch(`/api/v1/forum-replies/${b.id}`, { accepted: true }))).accepted).toBe(true);
     expect((await get(`/api/v1/forum-topics/${topic.id}`)).acceptedAnswers).toBe(1);
@@ -176,7 +160,7 @@ describe('forwarding', () => {
     const jobs = (await api.get(`/api/v1/forwarding-jobs?quoteId=${quote.id}`)).json().data as Data[];
     expect(jobs).toHaveLength(1);
     expect(jobs[0]).toMatchObject({ jobNumber: `JOB-${YEAR}-00001`, state: 'opened', customerId, direction: 'import', mode: 'sea', incoterm: 'FOB', pol: 'CNSHA', pod: 'SADMM' });
-    conflict(await api.post('/api/v1/forwarding-jobs', { quoteId: quote.id, direction: 'import' }), { reason: 'unique', field: 'quoteId', other: jobs[0].id });
+    conflictWith(await api.post('/api/v1/forwarding-jobs', { quoteId: quote.id, direction: 'import' }), { reason: 'unique', field: 'quoteId', other: jobs[0].id });
 
     // Opened by mistake as an import, deleted and opened again from the quote: it takes the quote's terms, and the next number.
     expect((await api.delete(`/api/v1/forwarding-jobs/${jobs[0].id}`)).statusCode).toBe(200);
@@ -253,7 +237,7 @@ describe('hse', () => {
     await ok(api.post(`/api/v1/hse-documents/${doc.id}/issue`, { effectiveDate: '2026-02-01' }));
     const ack = await created(api.post('/api/v1/hse-acknowledgements', { documentId: doc.id, employeeId, acknowledgedOn: '2026-02-02' }));
     expect(ack.revision).toBe('C');
-    conflict(await api.post('/api/v1/hse-acknowledgements', { documentId: doc.id, employeeId, acknowledgedOn: '2026-02-03' }), { reason: 'unique', field: 'employeeRevision', other: ack.id, within: 'documentId' });
+    conflictWith(await api.post('/api/v1/hse-acknowledgements', { documentId: doc.id, employeeId, acknowledgedOn: '2026-02-03' }), { reason: 'unique', field: 'employeeRevision', other: ack.id, within: 'documentId' });
     refused(await api.post('/api/v1/hse-acknowledgements', { documentId: doc.id, employeeId: otherEmployeeId, revision: 'B', acknowledgedOn: '2026-02-03' }), { pointer: '/revision', message: "The acknowledgement is of the document's current revision" });
     await created(api.post('/api/v1/hse-acknowledgements', { documentId: doc.id, employeeId: otherEmployeeId, acknowledgedOn: '2026-02-03' }));
     expect((await api.get(`/api/v1/hse-acknowledgements?documentId=${doc.id}`)).json().total).toBe(2);
@@ -263,14 +247,14 @@ describe('hse', () => {
 describe('industry-models', () => {
   it('a model key names one model', async () => {
     const m = await created(api.post('/api/v1/industry-models', { modelKey: 'clinic', name: 'Clinic', version: '1.0.0', apps: [{ appId: 'emr' }] }));
-    conflict(await api.post('/api/v1/industry-models', { modelKey: 'clinic', name: 'Clinic 2', version: '2.0.0', apps: [{ appId: 'emr' }] }), { reason: 'unique', field: 'modelKey', other: m.id });
+    conflictWith(await api.post('/api/v1/industry-models', { modelKey: 'clinic', name: 'Clinic 2', version: '2.0.0', apps: [{ appId: 'emr' }] }), { reason: 'unique', field: 'modelKey', other: m.id });
   });
 });
 
 describe('iot', () => {
   it('an alert marks its device last seen; an offline or retired device raises no alert and takes no command; serial numbers are unique', async () => {
     const d = await created(api.post('/api/v1/iot-devices', { name: 'Cold room 1', deviceType: 'sensor', serialNumber: 'TS-0093' }));
-    conflict(await api.post('/api/v1/iot-devices', { name: 'Cold room 2', deviceType: 'sensor', serialNumber: 'TS-0093' }), { reason: 'unique', field: 'serialNumber', other: d.id });
+    conflictWith(await api.post('/api/v1/iot-devices', { name: 'Cold room 2', deviceType: 'sensor', serialNumber: 'TS-0093' }), { reason: 'unique', field: 'serialNumber', other: d.id });
     await ok(api.post(`/api/v1/iot-devices/${d.id}/activate`, { lastSeenOn: '2026-02-25' }));
     const alert = { deviceId: d.id, metric: 'temperature', value: 9.5, threshold: 8, severity: 'critical' };
     const hot = await created(api.post('/api/v1/iot-alerts', { ...alert, raisedOn: '2026-03-01' }));
@@ -355,19 +339,19 @@ describe('loyalty', () => {
     expect((await created(move('earn', 250))).pointsBalance).toBe(750);
     expect(await created(move('redeem', 600))).toMatchObject({ signedPoints: -600, pointsBalance: 150 });
     expect((await get(`/api/v1/loyalty-members/${member.id}`)).pointsBalance).toBe(150);
-    conflict(await move('redeem', 200), { reason: 'parentRule', id: member.id }, 'Not enough points');
+    conflictWith(await move('redeem', 200), { reason: 'parentRule', id: member.id }, 'Not enough points');
     expect((await api.get(`/api/v1/loyalty-points?memberId=${member.id}`)).json().total).toBe(3);
     await ok(api.post(`/api/v1/loyalty-members/${member.id}/suspend`, { reason: 'Card shared' }));
-    conflict(await move('earn', 10), { reason: 'parentLocked', id: member.id, state: 'suspended' });
+    conflictWith(await move('earn', 10), { reason: 'parentLocked', id: member.id, state: 'suspended' });
 
     const c = await created(api.post('/api/v1/loyalty-coupons', { code: 'RAMADAN10', discountType: 'percent', discountValue: 10 }));
-    conflict(await api.post('/api/v1/loyalty-coupons', { code: 'RAMADAN10', discountType: 'amount', discountValue: 0, amountOff: 20 }), { reason: 'unique', field: 'code', other: c.id });
+    conflictWith(await api.post('/api/v1/loyalty-coupons', { code: 'RAMADAN10', discountType: 'amount', discountValue: 0, amountOff: 20 }), { reason: 'unique', field: 'code', other: c.id });
 
     const card = await created(api.post('/api/v1/gift-cards', { cardNumber: 'GC-7781', amount: 500 }));
     expect(card).toMatchObject({ usedAmount: 0, balance: 500 });
     expect((await created(api.post('/api/v1/gift-card-uses', { giftcardId: card.id, amount: 120.5, orderRef: 'SO-1' }))).balance).toBe(379.5);
     expect((await created(api.post('/api/v1/gift-card-uses', { giftcardId: card.id, amount: 79.5, orderRef: 'SO-2' }))).balance).toBe(300);
-    conflict(await api.post('/api/v1/gift-card-uses', { giftcardId: card.id, amount: 300.01, orderRef: 'SO-3' }), { reason: 'parentRule', id: card.id }, "The card's balance is not enough");
+    conflictWith(await api.post('/api/v1/gift-card-uses', { giftcardId: card.id, amount: 300.01, orderRef: 'SO-3' }), { reason: 'parentRule', id: card.id }, "The card's balance is not enough");
     expect(await get(`/api/v1/gift-cards/${card.id}`)).toMatchObject({ usedAmount: 200, balance: 300 });
   });
 });
@@ -415,14 +399,14 @@ describe('manufacturing', () => {
     expect(asm.plannedCost).toBe(70);
     await ok(api.post(`/api/v1/mfg-work-orders/${cut.id}/start`));
     expect((await ok(api.post(`/api/v1/mfg-work-orders/${cut.id}/finish`, { durationMinutes: 30 }))).cost).toBe(60);
-    conflict(await api.post(`/api/v1/manufacturing-orders/${mo.id}/finish`, { producedQuantity: 10 }), { reason: 'guard' }, 'once every work order is done');
+    conflictWith(await api.post(`/api/v1/manufacturing-orders/${mo.id}/finish`, { producedQuantity: 10 }), { reason: 'guard' }, 'once every work order is done');
     await ok(api.post(`/api/v1/mfg-work-orders/${asm.id}/start`));
     // 47 minutes at 120 an hour: 94.00.
     expect((await ok(api.post(`/api/v1/mfg-work-orders/${asm.id}/finish`, { durationMinutes: 47 }))).cost).toBe(94);
     expect(await get(`/api/v1/manufacturing-orders/${mo.id}`)).toMatchObject({ workOrders: 2, workOrdersDone: 2, operationsCost: 154 });
     expect(await ok(api.post(`/api/v1/manufacturing-orders/${mo.id}/finish`, { producedQuantity: 9, scrapQuantity: 1 }))).toMatchObject({ state: 'done', yieldPercent: 90 });
     // A done order takes no further work order.
-    conflict(await api.post('/api/v1/mfg-work-orders', { orderId: mo.id, operation: 'Polish', workCenterId: wc.id, plannedMinutes: 10 }), { reason: 'parentLocked', id: mo.id, state: 'done' });
+    conflictWith(await api.post('/api/v1/mfg-work-orders', { orderId: mo.id, operation: 'Polish', workCenterId: wc.id, plannedMinutes: 10 }), { reason: 'parentLocked', id: mo.id, state: 'done' });
   });
 });
 
@@ -434,7 +418,7 @@ describe('marketing-automation', () => {
     await ok(api.post(`/api/v1/marketing-workflows/${wf.id}/start`));
     const p = await created(api.post('/api/v1/workflow-participants', { workflowId: wf.id, leadId: lead.id, score: 20 }));
     expect(p.entryTrigger).toBe('list_joined');
-    conflict(await api.post('/api/v1/workflow-participants', { workflowId: wf.id, leadId: lead.id }), { reason: 'unique', field: 'leadId', other: p.id, within: 'workflowId' });
+    conflictWith(await api.post('/api/v1/workflow-participants', { workflowId: wf.id, leadId: lead.id }), { reason: 'unique', field: 'leadId', other: p.id, within: 'workflowId' });
     await ok(api.post(`/api/v1/marketing-workflows/${wf.id}/stop`, { reason: 'Rewriting the emails' }));
     const other = await created(api.post('/api/v1/leads', { title: 'HR for 12 staff' }));
     refused(await api.post('/api/v1/workflow-participants', { workflowId: wf.id, leadId: other.id, entryTrigger: 'manual' }), { pointer: '/workflowId', message: 'Leads enter a running workflow only; while it is stopped its participants wait unchanged' });
@@ -448,7 +432,7 @@ describe('marketplace', () => {
     const l = await created(api.post('/api/v1/marketplace-listings', { appId: 'wps-export', name: 'WPS export', publisherName: 'Acme' }));
     const other = await created(api.post('/api/v1/marketplace-listings', { appId: 'gosi-sync', name: 'GOSI sync', publisherName: 'Acme' }));
     const v = await created(api.post('/api/v1/marketplace-versions', { listingId: l.id, version: '1.2.0', packageSha256: 'ab'.repeat(32), releaseNotes: 'SIF v2' }));
-    conflict(await api.post('/api/v1/marketplace-versions', { listingId: l.id, version: '1.2.0' }), { reason: 'unique', field: 'version', other: v.id, within: 'listingId' });
+    conflictWith(await api.post('/api/v1/marketplace-versions', { listingId: l.id, version: '1.2.0' }), { reason: 'unique', field: 'version', other: v.id, within: 'listingId' });
     const otherV = await created(api.post('/api/v1/marketplace-versions', { listingId: other.id, version: '1.2.0' }));
     refused(await api.post('/api/v1/marketplace-installs', { listingId: l.id, versionId: v.id }), { pointer: '/versionId', message: 'Only a published version is installed' });
     await ok(api.post(`/api/v1/marketplace-versions/${v.id}/submit`));
