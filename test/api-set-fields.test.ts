@@ -7,9 +7,7 @@ import type { Manifest } from '../manifests/manifest.schema.ts';
 import type { Host } from '../core/host.ts';
 import { buildHost } from './db.ts';
 import { createCompany, expectError, type TestCompany } from './helpers.ts';
-import { tempDir, writeApp } from './fixtures.ts';
-
-const bi = (en: string, ar: string) => ({ en, ar });
+import { bi, tempDir, writeApp } from './fixtures.ts';
 
 const manifest: Manifest = {
   id: 'set-lab', version: '1.0.0', host: '^0.1.0',

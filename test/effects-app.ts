@@ -3,9 +3,7 @@
 // field unique in the company, and a `create` effect (posting a voucher files a receipt for it).
 import type { Manifest } from '../manifests/manifest.schema.ts';
 import type { AppSource } from '../core/apps/app-source.ts';
-import { writeApp } from './fixtures.ts';
-
-const bi = (en: string, ar: string) => ({ en, ar });
+import { bi, writeApp } from './fixtures.ts';
 
 export function effectsManifest(): Manifest {
   return {

@@ -10,9 +10,7 @@ import path from 'node:path';
 import type { Manifest } from '../manifests/manifest.schema.ts';
 import type { AppSource } from '../core/apps/app-source.ts';
 import { REPO_ROOT } from '../core/apps/app-source.ts';
-import { writeApp } from './fixtures.ts';
-
-const bi = (en: string, ar: string) => ({ en, ar });
+import { bi, writeApp } from './fixtures.ts';
 
 const outcome = (name: string, en: string, ar: string) => ({
   topic: `einv.invoice.${name}`, description: bi(en, ar),

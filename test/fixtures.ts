@@ -6,7 +6,8 @@ import type { Manifest } from '../manifests/manifest.schema.ts';
 import type { AppSource } from '../core/apps/app-source.ts';
 import { validManifest } from '../core/apps/app-source.ts';
 
-const bi = (en: string, ar: string) => ({ en, ar });
+/** A label in English and Arabic. */
+export const bi = (en: string, ar: string) => ({ en, ar });
 
 export function tempDir(prefix = 'diwan-test-'): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), prefix));

@@ -7,9 +7,7 @@
 // is killed).
 import type { Manifest } from '../manifests/manifest.schema.ts';
 import type { AppSource } from '../core/apps/app-source.ts';
-import { writeApp } from './fixtures.ts';
-
-const bi = (en: string, ar: string) => ({ en, ar });
+import { bi, writeApp } from './fixtures.ts';
 
 export function parcelsManifest(): Manifest {
   return {

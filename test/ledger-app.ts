@@ -3,9 +3,7 @@
 // tests of the request's unit of work (test/unit-of-work.test.ts and its child process).
 import type { Manifest } from '../manifests/manifest.schema.ts';
 import type { AppSource } from '../core/apps/app-source.ts';
-import { writeApp } from './fixtures.ts';
-
-const bi = (en: string, ar: string) => ({ en, ar });
+import { bi, writeApp } from './fixtures.ts';
 
 export function ledgerManifest(): Manifest {
   return {

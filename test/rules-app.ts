@@ -9,9 +9,8 @@
 // nearly spent (a rule over the aggregate).
 import type { Manifest } from '../manifests/manifest.schema.ts';
 import type { AppSource } from '../core/apps/app-source.ts';
-import { writeApp } from './fixtures.ts';
+import { bi, writeApp } from './fixtures.ts';
 
-const bi = (en: string, ar: string) => ({ en, ar });
 const reasons = ['price', 'timing', 'other'];
 
 export function rulesManifest(): Manifest {

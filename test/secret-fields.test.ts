@@ -8,8 +8,8 @@ import type { Host } from '../core/host.ts';
 import { validManifest } from '../core/apps/app-source.ts';
 import { checkManifest } from '../core/apps/manifest-check.ts';
 import { createCompany, makeHost, type TestCompany } from './helpers.ts';
+import { bi } from './fixtures.ts';
 
-const bi = (en: string, ar: string) => ({ en, ar });
 const manifest = {
   id: 'vault', version: '1.0.0', host: '^0.1.0', name: bi('Vault', 'الخزنة'), description: bi('Secrets of devices.', 'أسرار الأجهزة.'),
   strings: { en: { title: 'Vault' }, ar: { title: 'الخزنة' } },

@@ -4,9 +4,7 @@
 // its number) and then fails if told to.
 import type { Manifest } from '../manifests/manifest.schema.ts';
 import type { AppSource } from '../core/apps/app-source.ts';
-import { writeApp } from './fixtures.ts';
-
-const bi = (en: string, ar: string) => ({ en, ar });
+import { bi, writeApp } from './fixtures.ts';
 
 function manifest(id: string, resource: string, idPrefix: string): Manifest {
   return {
