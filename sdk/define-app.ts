@@ -33,6 +33,17 @@ export interface DocHandle {
   remove(id: string): Promise<Doc>;
 }
 
+/** A national address as ZATCA names its parts (a seller's or a buyer's); every part is optional. */
+export interface Address {
+  buildingNumber?: string;
+  street?: string;
+  district?: string;
+  city?: string;
+  postalCode?: string;
+  /** ISO 3166-1 alpha-2 (`SA`). */
+  country?: string;
+}
+
 /** The caller's company and its seller's profile (set by the Owner: `PATCH /api/v1/company`). */
 export interface CompanyInfo {
   id: string;
@@ -42,7 +53,7 @@ export interface CompanyInfo {
   /** VAT registration number: 15 digits, the first and the last 3. */
   vatNumber?: string;
   crNumber?: string;
-  address?: { buildingNumber?: string; street?: string; district?: string; city?: string; postalCode?: string; country?: string };
+  address?: Address;
   /** The standard VAT rate in percent (15 unless the company set another). */
   vatRate: number;
 }

@@ -1,7 +1,7 @@
 // The app author's and webhook consumer's import: `import { defineApp, route } from 'diwan/sdk'`.
 export { defineApp, route } from './define-app.ts';
 export type {
-  AppDefinition, AppRoute, AppContext, CompanyInfo, AppMigration, DocHooks, DocHandle, Doc, ListQuery, ListResult, RouteReply, RouteRequest, RouteSchemas, HttpMethod, Lang,
+  AppDefinition, AppRoute, AppContext, Address, CompanyInfo, AppMigration, DocHooks, DocHandle, Doc, ListQuery, ListResult, RouteReply, RouteRequest, RouteSchemas, HttpMethod, Lang,
   JobsHandle, JobContext, JobHandler, EnqueueOptions,
 } from './define-app.ts';
 export type { Manifest, DocumentTypeDecl, FieldDecl, EventFamilyDecl, TopicDecl, PermissionDecl, MenuDecl, Role, SourceDecl, ScheduleDecl, AggregateDecl, WhenDecl } from '../manifests/manifest.schema.ts';

@@ -3,23 +3,15 @@
 // registration, the national address, and the VAT rate its standard-rated lines carry. Checked
 // whole (every problem at once, in the caller's language) before it is stored.
 import type { ErrorDetail } from '../kernel/errors/diwan-error.ts';
+import type { Address } from '../../sdk/define-app.ts';
 import type { Lang, Translator } from '../kernel/i18n/i18n.ts';
 
-export interface CompanyAddress {
-  buildingNumber?: string;
-  street?: string;
-  district?: string;
-  city?: string;
-  postalCode?: string;
-  /** ISO 3166-1 alpha-2 (`SA`). */
-  country?: string;
-}
 
 export interface CompanyProfile {
   legalName?: { en: string; ar: string };
   vatNumber?: string;
   crNumber?: string;
-  address?: CompanyAddress;
+  address?: Address;
   /** The standard VAT rate in percent (Saudi Arabia: 15 since July 2020). */
   vatRate: number;
 }

@@ -1,5 +1,9 @@
 // What the PDF shows, as plain data: the invoicing app builds it from an issued document and the
 // company's profile, so this module knows nothing of storage, requests or the platform.
+import type { Address } from 'diwan/sdk';
+
+/** A party's national address (ZATCA's fields, as the SDK names them). */
+export type { Address };
 
 /** A text in both languages of the document; a part left empty is not printed (a buyer may have one name only). */
 export interface Bilingual {
@@ -7,16 +11,6 @@ export interface Bilingual {
   ar: string;
 }
 
-/** A party's national address (ZATCA's fields); every part is optional but `city` and `country` are usual. */
-export interface Address {
-  buildingNumber?: string;
-  street?: string;
-  district?: string;
-  city?: string;
-  postalCode?: string;
-  /** ISO 3166-1 alpha-2, e.g. `SA`. */
-  country?: string;
-}
 
 export interface Party {
   name: Bilingual;
