@@ -79,6 +79,9 @@ export function ajvDetails(errors: ErrorObject[], part: RequestPart, lang: Lang,
 // Node 20 has String.prototype.isWellFormed (ES2024); the project's lib is ES2022.
 const wellFormed = (s: string) => (s as string & { isWellFormed(): boolean }).isWellFormed();
 
+/** Whether both databases store the string: no U+0000, no lone surrogate (the walk's fast test). */
+const storable = (s: string) => !s.includes('\0') && wellFormed(s);
+
 /** Each thing that keeps a string out of some database: a string may hold both, and each is named. */
 function unstorableRules(s: string): ('nul' | 'surrogate')[] {
   const rules: ('nul' | 'surrogate')[] = [];
@@ -123,11 +126,11 @@ function hasUnstorable(value: unknown): boolean {
   while (stack.length) {
     const v = stack.pop();
     if (typeof v === 'string') {
-      if (v.includes('\0') || !wellFormed(v)) return true;
+      if (!storable(v)) return true;
     } else if (Array.isArray(v)) for (const x of v) stack.push(x);
     else if (v !== null && typeof v === 'object') {
       for (const k of Object.keys(v)) {
-        if (k.includes('\0') || !wellFormed(k)) return true;
+        if (!storable(k)) return true;
         stack.push((v as Record<string, unknown>)[k]);
       }
     }
