@@ -60,6 +60,7 @@ const onPostgres = [
   'test/people.test.ts',
   'test/unit-of-work.test.ts',
   'test/app-context.test.ts',
+  'test/app-secrets.test.ts',
   'test/secret-fields.test.ts',
   'test/security.test.ts',
   'test/webhooks-api.test.ts',

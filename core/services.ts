@@ -43,7 +43,7 @@ export interface ServiceOptions {
   sources?: AppSource[];
   /** Apps a new company gets unless it asks otherwise; defaults to DIWAN_DEFAULT_APPS, else every first-party app. */
   defaultApps?: string[];
-  /** The key ring sealing webhook secrets; defaults to DIWAN_SECRET_KEY or the key file (a throwaway ring for `:memory:` hosts). */
+  /** The key ring sealing webhook and app secrets; defaults to DIWAN_SECRET_KEY or the key file (a throwaway ring for `:memory:` hosts). */
   secretBox?: SecretBox;
   /** The server's translator, when it has made one already. */
   tr?: Translator;
@@ -130,7 +130,7 @@ export async function withApps(core: CoreServices, opts: ServiceOptions = {}): P
   const log = (err: unknown, message: string, where: object) => logger.error({ err, ...where }, message);
   const tr = opts.tr ?? createTranslator();
   const permissions = new PermissionRegistry();
-  const runtime = new AppRuntime({ storage, uow, families, tr, permissions, companies, clock, log: logger });
+  const runtime = new AppRuntime({ storage, uow, families, tr, permissions, companies, clock, log: logger, secrets: { box: opts.secretBox, throwaway: opts.dbFile === ':memory:' } });
   const lifecycle = new Lifecycle({ db: storage.db, runtime, uow, installs: storage.installs, changes: storage.changes, companies, clock });
   const catalogue = new CatalogueService(runtime, uow);
   const sources = opts.sources ?? firstPartySources();

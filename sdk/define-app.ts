@@ -93,6 +93,17 @@ export interface AppContext {
    * writers never get the same one. Another app's counters are out of reach.
    */
   sequences: { next(key: string): Promise<number> };
+  /**
+   * Secrets of this app in this company (a private key, an API secret): sealed at rest with the
+   * host's keys, never logged, never answered by the host's API; another app's or company's are
+   * out of reach. `set` joins the current write's transaction when there is one.
+   */
+  secrets: {
+    get(name: string): Promise<string | undefined>;
+    set(name: string, value: string): Promise<void>;
+    /** True when there was one. */
+    delete(name: string): Promise<boolean>;
+  };
 }
 
 export interface EnqueueOptions {

@@ -1,5 +1,5 @@
 // `diwan secrets rotate-key`: a new sealing key for the secrets kept at rest (webhook signing
-// secrets), added to the key file with the old ones kept, and every sealed secret re-sealed with
+// secrets, apps' secrets), added to the key file with the old ones kept, and every sealed secret re-sealed with
 // it in one transaction. A running server reads the new ring the first time it meets a secret
 // sealed with a key it has not loaded (core/host.ts), so no restart is needed.
 //
@@ -48,6 +48,7 @@ export const secrets: CommandGroup = {
         // Loaded here: every command module loads on every run, and these are not light.
         const { isEncrypted, loadSecretBox, rotate } = await import('../../core/kernel/secret-box.ts');
         const { resealSecrets } = await import('../../core/webhooks/endpoints.ts');
+        const { resealAppSecrets } = await import('../../core/apps/secrets.ts');
         let rotated: ReturnType<typeof rotate>;
         try {
           rotated = rotate();
@@ -57,7 +58,9 @@ export const secrets: CommandGroup = {
           throw e;
         }
         const { box } = loadSecretBox(process.env, { create: false });
-        const resealed = await services.storage.db.transaction(() => resealSecrets(services.storage.endpoints, box, isEncrypted));
+        const resealed = await services.storage.db.transaction(
+          async () => (await resealSecrets(services.storage.endpoints, box, isEncrypted)) + (await resealAppSecrets(services.storage.appSecrets, box)),
+        );
         // The default file is per user; one DIWAN_KEY_FILE names may still be shared, but by choice.
         const sharedByUser = !process.env.DIWAN_KEY_FILE?.trim();
         const data = { keyId: rotated.keyId, keyFile: rotated.file, keyIds: rotated.keyIds, resealed, keyFileScope: sharedByUser ? 'user' : 'named' };

@@ -10,6 +10,7 @@ import type { Logger } from '../kernel/logger.ts';
 import { isoNow } from '../kernel/ids.ts';
 import type { PermissionRegistry } from '../identity/permissions.ts';
 import type { Caller, DocType } from './doc-type.ts';
+import type { AppSecrets } from './secrets.ts';
 
 export interface ContextDeps {
   appId: string;
@@ -31,6 +32,8 @@ export interface ContextDeps {
   enqueue(caller: Caller, name: string, payload: unknown, opts?: EnqueueOptions): Promise<{ id: string; created: boolean }>;
   /** The next number of a company's counter (storage's gap-free sequences); `key` already names the app. */
   nextNumber(companyId: string, key: string): Promise<number>;
+  /** Apps' sealed secrets (bound below to this app and the caller's company). */
+  secrets: AppSecrets;
 }
 
 /** A counter's key in storage: the app's id first, so one app cannot reach another's counters. */
@@ -136,6 +139,16 @@ class BoundContext implements AppContext {
 
   get jobs(): AppContext['jobs'] {
     return { enqueue: (name, payload, opts) => this.deps.enqueue(this.caller, name, payload, opts) };
+  }
+
+  get secrets(): AppContext['secrets'] {
+    const { secrets } = this.deps;
+    const [companyId, appId] = [this.company.id, this.appId];
+    return {
+      get: (name) => secrets.get(companyId, appId, name),
+      set: (name, value) => secrets.set(companyId, appId, name, value),
+      delete: (name) => secrets.delete(companyId, appId, name),
+    };
   }
 
   get sequences(): AppContext['sequences'] {

@@ -20,6 +20,7 @@ import type { PermissionRegistry } from '../identity/permissions.ts';
 import type { Role } from '../identity/roles.ts';
 import type { Companies } from '../tenancy/companies.ts';
 import { appContext, sequenceKey, type ContextDeps } from './app-context.ts';
+import { AppSecrets, type AppSecretsOptions } from './secrets.ts';
 import { AppSettings } from './settings.ts';
 import { silentLogger, type Logger } from '../kernel/logger.ts';
 import { DocType, type Caller, type ResolvedTopic } from './doc-type.ts';
@@ -69,6 +70,8 @@ export interface RuntimeDeps {
   clock: Clock;
   /** What app code logs goes here, with its app, company and request. */
   log?: Logger;
+  /** The ring sealing apps' secrets (`ctx.secrets`); by default the host's, read when first used. */
+  secrets?: AppSecretsOptions;
 }
 
 type Problem = Record<string, unknown> & { reason: string };
@@ -87,11 +90,14 @@ export class AppRuntime {
   readonly settings: AppSettings;
   /** The apps' durable jobs (enqueueing; the workers' JobRunner runs them). */
   readonly jobs: AppJobs;
+  /** Apps' sealed secrets. */
+  readonly secrets: AppSecrets;
 
   constructor(readonly deps: RuntimeDeps) {
     deps.storage.changes.on('installs', () => this.installCache.clear());
     this.settings = new AppSettings({ installs: deps.storage.installs, uow: deps.uow, clock: deps.clock, tr: deps.tr });
     this.jobs = new AppJobs({ db: deps.storage.db, repo: deps.storage.jobs, clock: deps.clock });
+    this.secrets = new AppSecrets(deps.storage.appSecrets, deps.clock, deps.secrets);
   }
 
   /** Hears every load and unload (the app's id). */
@@ -320,6 +326,7 @@ export class AppRuntime {
           return this.jobs.enqueue(app.manifest.id, caller, name, payload, opts);
         },
         nextNumber: (companyId, key) => storage.sequences.next(companyId, key),
+        secrets: this.secrets,
       };
       this.contextDeps.set(app, deps);
     }

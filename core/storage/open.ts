@@ -22,6 +22,7 @@ import { RateWindowsRepo } from './repos/rate-windows.ts';
 import { AppJobsRepo } from './repos/app-jobs.ts';
 import { SequencesRepo } from './repos/sequences.ts';
 import { LocksRepo } from './repos/locks.ts';
+import { AppSecretsRepo } from './repos/app-secrets.ts';
 
 export interface Storage {
   db: Db;
@@ -43,6 +44,8 @@ export interface Storage {
   sequences: SequencesRepo;
   /** Named locks held to the end of the writing transaction. */
   locks: LocksRepo;
+  /** Apps' sealed secrets per company (values arrive and leave sealed). */
+  appSecrets: AppSecretsRepo;
   /**
    * Whether several servers are expected to run on this database at once (PostgreSQL): counters
    * a process keeps in memory (the rate limit) would then count only its own share. An SQLite
@@ -142,6 +145,7 @@ export async function openStorage(opts: StorageOptions): Promise<Storage> {
     jobs: new AppJobsRepo(db),
     sequences: new SequencesRepo(db),
     locks: new LocksRepo(db),
+    appSecrets: new AppSecretsRepo(db),
     sharedByServers: db.dialect.name === 'postgres',
     changes,
     documents: (table, filters, dates) => new DocumentTable(db, table, filters, dates),

@@ -85,6 +85,13 @@ export const tables: TableDef[] = [
     primaryKey: ['company_id', 'app_id'],
   },
   {
+    // Apps' secrets (core/apps/secrets.ts): each value sealed with the host's secret box (as the
+    // webhook secrets are), bound to its company, app and name; never in clear, never answered.
+    name: 'app_secrets',
+    columns: { company_id: companyRef, app_id: text, name: text, value: text, updated_at: text },
+    primaryKey: ['company_id', 'app_id', 'name'],
+  },
+  {
     name: 'app_migrations',
     columns: { company_id: text, app_id: text, migration_id: text, applied_at: text },
     primaryKey: ['company_id', 'app_id', 'migration_id'],

@@ -72,6 +72,7 @@ export class InstallsRepo {
     await this.db.run('DELETE FROM company_apps WHERE company_id = ? AND app_id = ?', [companyId, appId]);
     await this.db.run('DELETE FROM app_migrations WHERE company_id = ? AND app_id = ?', [companyId, appId]);
     await this.db.run('DELETE FROM app_settings WHERE company_id = ? AND app_id = ?', [companyId, appId]);
+    await this.db.run('DELETE FROM app_secrets WHERE company_id = ? AND app_id = ?', [companyId, appId]);
     // The app's counters (keyed `<app>/<key>`: see SequencesRepo) go with its documents.
     const prefix = `${appId}/`;
     await this.db.run('DELETE FROM sequences WHERE company_id = ? AND substr(key, 1, ?) = ?', [companyId, prefix.length, prefix]);

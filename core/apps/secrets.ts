@@ -1,0 +1,70 @@
+// Apps' secrets (`ctx.secrets`): short values an app keeps for a company (a private key, an API
+// secret), sealed with the host's secret box (core/kernel/secret-box.ts, the ring that seals the
+// webhook secrets) and bound, as the cipher's additional data, to their company, app and name: a
+// row copied to another company or app does not open. Values are never logged, and no route of
+// the host answers them; `diwan secrets rotate-key` re-seals them with the new key.
+import { SecretBox, SecretBoxError, generateKey, loadSecretBox } from '../kernel/secret-box.ts';
+import type { AppSecretsRepo } from '../storage/repos/app-secrets.ts';
+import type { Clock } from '../kernel/clock.ts';
+import { isoNow } from '../kernel/ids.ts';
+
+export interface AppSecretsOptions {
+  /** A ring of the caller's (tests); else DIWAN_SECRET_KEY or the key file, read when a secret is first used. */
+  box?: SecretBox;
+  /** A throwaway host (`:memory:`) without DIWAN_SECRET_KEY gets a throwaway ring instead of the key file. */
+  throwaway?: boolean;
+}
+
+/** The additional data a value is sealed with: where it belongs. */
+const contextOf = (companyId: string, appId: string, name: string) => `app-secret:${companyId}:${appId}:${name}`;
+
+export class AppSecrets {
+  private box: SecretBox | undefined;
+
+  constructor(
+    private readonly repo: AppSecretsRepo,
+    private readonly clock: Clock,
+    private readonly opts: AppSecretsOptions = {},
+  ) {
+    this.box = opts.box;
+  }
+
+  private ring(): SecretBox {
+    this.box ??= this.opts.throwaway && !process.env.DIWAN_SECRET_KEY ? new SecretBox([generateKey()]) : loadSecretBox().box;
+    return this.box;
+  }
+
+  async get(companyId: string, appId: string, name: string): Promise<string | undefined> {
+    const sealed = await this.repo.get(companyId, appId, name);
+    if (sealed === undefined) return undefined;
+    const context = contextOf(companyId, appId, name);
+    try {
+      return this.ring().decrypt(sealed, context);
+    } catch (err) {
+      // `diwan secrets rotate-key` re-sealed with a key this process has not read yet: read the ring again once.
+      if (!(err instanceof SecretBoxError) || err.reason !== 'unknown_key' || this.opts.box) throw err;
+      this.box = loadSecretBox(process.env, { create: false }).box;
+      return this.box.decrypt(sealed, context);
+    }
+  }
+
+  async set(companyId: string, appId: string, name: string, value: string): Promise<void> {
+    await this.repo.set(companyId, appId, name, this.ring().encrypt(value, contextOf(companyId, appId, name)), isoNow(this.clock.now()));
+  }
+
+  delete(companyId: string, appId: string, name: string): Promise<boolean> {
+    return this.repo.delete(companyId, appId, name);
+  }
+}
+
+/** Re-seals with the ring's current key every app secret an older key sealed; answers how many. Run inside a transaction. */
+export async function resealAppSecrets(repo: AppSecretsRepo, box: SecretBox): Promise<number> {
+  let count = 0;
+  for (const row of await repo.all()) {
+    if (!box.needsReencrypt(row.value)) continue;
+    const context = contextOf(row.companyId, row.appId, row.name);
+    await repo.set(row.companyId, row.appId, row.name, box.encrypt(box.decrypt(row.value, context), context), new Date().toISOString());
+    count++;
+  }
+  return count;
+}

@@ -1,0 +1,97 @@
+// Apps' secrets (`ctx.secrets`, core/apps/secrets.ts): sealed at rest with the host's key ring,
+// bound to their company, app and name (a row moved elsewhere does not open), out of reach of
+// another company or app, re-sealed by a key rotation, gone when the app's data is purged.
+import fs from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Host } from '../core/host.ts';
+import type { AppContext } from '../sdk/define-app.ts';
+import type { Company } from '../core/tenancy/companies.ts';
+import { SYSTEM_ACTOR } from '../core/kernel/actor.ts';
+import { SecretBox, SecretBoxError, generateKey } from '../core/kernel/secret-box.ts';
+import { AppSecrets, resealAppSecrets } from '../core/apps/secrets.ts';
+import { buildHost } from './db.ts';
+import { tempDir } from './fixtures.ts';
+import { invoicingSources } from './helpers.ts';
+import { ledgerSource } from './ledger-app.ts';
+
+const PRIVATE_KEY = '-----BEGIN EC PRIVATE KEY-----\nMHQCAQEEIDmKzc3Ga6Lz9YhGSBcLh1z3LqfXhQDvxyZSkQ4gM4c4oAcGBSuBBAAK\n-----END EC PRIVATE KEY-----\n';
+
+describe("apps' sealed secrets", () => {
+  let host: Host;
+  let root: string;
+  let a: Company;
+  let b: Company;
+  const firstKey = generateKey();
+  const ctx = (company: Company, appId: string): AppContext => host.runtime.contextFor(appId, { company, actor: SYSTEM_ACTOR, lang: 'en', requestId: null });
+  const rows = () => host.storage.db.all<{ company_id: string; app_id: string; name: string; value: string }>('SELECT company_id, app_id, name, value FROM app_secrets ORDER BY company_id, app_id, name');
+
+  beforeAll(async () => {
+    root = tempDir();
+    host = await buildHost({ sources: [...invoicingSources(), ledgerSource(root)], secretBox: new SecretBox([firstKey]), config: { rateLimitPerMinute: 0 } });
+    a = (await host.createCompany({ name: 'Alpha', apps: ['invoicing', 'ledger'] })).company;
+    b = (await host.createCompany({ name: 'Beta', apps: ['invoicing', 'ledger'] })).company;
+  });
+  afterAll(async () => {
+    await host.close();
+    fs.rmSync(root, { recursive: true, force: true });
+  });
+
+  it('keeps a value sealed at rest: the stored row holds neither the value nor its base64, and the app reads it back', async () => {
+    await ctx(a, 'invoicing').secrets.set('zatca.key', PRIVATE_KEY);
+    expect(await ctx(a, 'invoicing').secrets.get('zatca.key')).toBe(PRIVATE_KEY);
+    const [row] = await rows();
+    expect(row).toMatchObject({ company_id: a.id, app_id: 'invoicing', name: 'zatca.key' });
+    expect(row.value).toMatch(/^v1\.[\w-]+\.[\w-]+\.[\w-]+\.[\w-]+$/);
+    for (const clear of ['MHQCAQEEIDmKzc3Ga6Lz9YhGSBcLh1z3', 'EC PRIVATE KEY', Buffer.from(PRIVATE_KEY).toString('base64').slice(0, 24)]) expect(row.value).not.toContain(clear);
+    // Setting again replaces it (one row), sealed anew.
+    await ctx(a, 'invoicing').secrets.set('zatca.key', `${PRIVATE_KEY} `);
+    expect((await rows()).map((r) => r.value)).not.toContain(row.value);
+    expect(await ctx(a, 'invoicing').secrets.get('zatca.key')).toBe(`${PRIVATE_KEY} `);
+  });
+
+  it("is out of reach of another company and another app, each keeping its own under the same name", async () => {
+    expect(await ctx(b, 'invoicing').secrets.get('zatca.key')).toBeUndefined();
+    expect(await ctx(a, 'ledger').secrets.get('zatca.key')).toBeUndefined();
+    await ctx(b, 'invoicing').secrets.set('zatca.key', 'beta');
+    await ctx(a, 'ledger').secrets.set('zatca.key', 'ledger');
+    expect(await ctx(a, 'invoicing').secrets.get('zatca.key')).toBe(`${PRIVATE_KEY} `);
+    expect(await ctx(b, 'invoicing').secrets.get('zatca.key')).toBe('beta');
+    expect(await ctx(a, 'ledger').secrets.get('zatca.key')).toBe('ledger');
+    expect(await ctx(b, 'ledger').secrets.get('zatca.key')).toBeUndefined();
+    // Deleting one deletes that one only.
+    expect(await ctx(a, 'ledger').secrets.delete('zatca.key')).toBe(true);
+    expect(await ctx(a, 'ledger').secrets.delete('zatca.key')).toBe(false);
+    expect(await ctx(a, 'ledger').secrets.get('zatca.key')).toBeUndefined();
+    expect(await ctx(a, 'invoicing').secrets.get('zatca.key')).toBe(`${PRIVATE_KEY} `);
+  });
+
+  it("does not open a sealed value copied into another company's row: it is bound to where it was sealed", async () => {
+    const sealed = (await rows()).find((r) => r.company_id === a.id && r.app_id === 'invoicing')!.value;
+    await host.storage.appSecrets.set(b.id, 'invoicing', 'stolen', sealed, new Date().toISOString());
+    const err = await ctx(b, 'invoicing').secrets.get('stolen').catch((e) => e);
+    expect(err).toBeInstanceOf(SecretBoxError);
+    expect(err.reason).toBe('tampered');
+    await ctx(b, 'invoicing').secrets.delete('stolen');
+  });
+
+  it('is re-sealed with a new key by a rotation, and then opens with the new key alone', async () => {
+    const newKey = generateKey();
+    const ring = new SecretBox([newKey, firstKey]);
+    const before = await rows();
+    expect(await host.storage.db.transaction(() => resealAppSecrets(host.storage.appSecrets, ring))).toBe(before.length);
+    expect(await host.storage.db.transaction(() => resealAppSecrets(host.storage.appSecrets, ring))).toBe(0);
+    const newOnly = new AppSecrets(host.storage.appSecrets, host.clock, { box: new SecretBox([newKey]) });
+    expect(await newOnly.get(a.id, 'invoicing', 'zatca.key')).toBe(`${PRIVATE_KEY} `);
+    expect(await newOnly.get(b.id, 'invoicing', 'zatca.key')).toBe('beta');
+    const oldOnly = new AppSecrets(host.storage.appSecrets, host.clock, { box: new SecretBox([firstKey]) });
+    await expect(oldOnly.get(a.id, 'invoicing', 'zatca.key')).rejects.toMatchObject({ reason: 'unknown_key' });
+  });
+
+  it("stays while the app is uninstalled (its data is kept), and goes when the company purges the app", async () => {
+    await ctx(b, 'ledger').secrets.set('token', 'x');
+    await host.lifecycle.uninstall(b.id, 'ledger', SYSTEM_ACTOR);
+    expect((await rows()).filter((r) => r.company_id === b.id).map((r) => r.app_id)).toEqual(['invoicing', 'ledger']);
+    await host.lifecycle.purge(b.id, 'ledger', SYSTEM_ACTOR);
+    expect((await rows()).filter((r) => r.company_id === b.id).map((r) => r.app_id)).toEqual(['invoicing']);
+  });
+});
