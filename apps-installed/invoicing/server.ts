@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { defineApp, route, fieldError, AppError, fromMinor, minorDigits, toMinor, type AppContext, type Doc } from 'diwan/sdk';
 import { priceLines } from './vat.ts';
 import { TYPE_OF, type DocumentKind } from './e-invoice-kinds.ts';
+import { zatcaRoutes } from './zatca-routes.ts';
 
 /** The e-invoice and PDF code (zatca/, pdf/ and their libraries), loaded when first used. */
 const eInvoice = () => import('./e-invoice.ts');
@@ -140,7 +141,7 @@ export default defineApp({
           doc.kind = customer?.vatNumber ? 'standard' : 'simplified';
           await (await eInvoice()).seal(ctx, doc, 'invoice', totals);
         } else {
-          for (const k of ['lines', 'taxBreakdown', 'currency', 'number', 'counter', 'uuid', 'kind', 'issuedAt', 'previousHash', 'hash', 'qr']) {
+          for (const k of ['lines', 'taxBreakdown', 'currency', 'number', 'counter', 'uuid', 'kind', 'issuedAt', 'previousHash', 'hash', 'qr', 'signatureValue', 'signingCertificate']) {
             if (previous[k] !== undefined) doc[k] = previous[k];
           }
         }
@@ -208,6 +209,7 @@ export default defineApp({
   },
   routes: [
     ...eInvoiceRoutes,
+    ...zatcaRoutes,
     route({
       method: 'POST',
       url: '/invoices/:id/payments',
