@@ -186,6 +186,26 @@ describe('onboarding with ZATCA and stamping at issue', () => {
     expect(createVerify('sha256').update(other).verify(createPublicKey({ key: Buffer.from(q.publicKey!), format: 'der', type: 'spki' }), Buffer.from(q.signature!, 'base64'))).toBe(false);
   });
 
+  it('keeps one unbroken chain through 50 concurrent stamped sends, each stamp verifying', async () => {
+    const drafts = await Promise.all(Array.from({ length: 50 }, async (_, i) => {
+      const res = await api.post('/api/v1/invoices', { customerId: i % 2 ? b2b.id : b2c.id, date: '2026-03-01', dueDate: '2026-03-31', lines: [line(1, 10 + i)] });
+      return res.json().data.id as string;
+    }));
+    const sent = await Promise.all(drafts.map((id) => api.post(`/api/v1/invoices/${id}/send`, {})));
+    for (const r of sent) expect(r.statusCode, r.body).toBe(200);
+    const docs = sent.map((r) => r.json().data).sort((a, b) => a.counter - b.counter);
+    const previous = (await api.get(`/api/v1/credit-notes?counter=${docs[0].counter - 1}`)).json().data[0] ?? (await api.get(`/api/v1/invoices?counter=${docs[0].counter - 1}`)).json().data[0];
+    expect(previous.signatureValue).toEqual(expect.any(String));
+    const byCounter = new Map([[previous.counter, previous], ...docs.map((d) => [d.counter, d] as const)]);
+    for (const d of docs) {
+      expect(d.previousHash).toBe(byCounter.get(d.counter - 1).hash);
+      const q = parseQr(d.qr);
+      const key = createPublicKey({ key: Buffer.from(q.publicKey!), format: 'der', type: 'spki' });
+      expect(createVerify('sha256').update(Buffer.from(d.hash, 'base64')).verify(key, Buffer.from(d.signatureValue, 'base64'))).toBe(true);
+    }
+    expect(docs.map((d) => d.counter)).toEqual(Array.from({ length: 50 }, (_, i) => docs[0].counter + i));
+  });
+
   it('serves the stamped XML, byte for byte the same each time, hashing to the stored hash and valid against the UBL 2.1 schemas', async () => {
     const standard = await issue(b2b.id);
     const credit = (await api.post('/api/v1/credit-notes', { invoiceId: standard.id, reason: 'Returned', lines: [line(1, 100)] })).json().data;
