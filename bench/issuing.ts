@@ -84,7 +84,7 @@ async function sends(host: Host, s: Seller, ids: string[], stamped: boolean): Pr
     const res = await host.app.inject({ method: 'POST', url: `/api/v1/invoices/${ids[i]}/send`, headers: s.headers, payload: '{}' });
     if (res.statusCode !== 200) throw new Error(`send: ${res.statusCode} ${res.body.slice(0, 300)}`);
     const d = res.json().data;
-    if (stamped !== typeof d.signatureValue === 'string') throw new Error(`send answered ${stamped ? 'no stamp' : 'a stamp'}`);
+    if (stamped !== (typeof d.signatureValue === 'string')) throw new Error(`send answered ${stamped ? 'no stamp' : 'a stamp'}`);
     hashes.push(d.hash);
   });
   return { ...t, hashes };
