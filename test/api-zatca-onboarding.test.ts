@@ -12,6 +12,7 @@ import { SYSTEM_ACTOR } from '../core/kernel/actor.ts';
 import { invoiceHash, parseQr, readCertificate, submitInvoice } from '../apps-installed/invoicing/zatca/index.ts';
 import { zatcaAccount } from '../apps-installed/invoicing/zatca-account.ts';
 import { startZatcaStandIn, type StandIn } from './zatca-stand-in.ts';
+import { closedPort } from './zatca-stand-in-onboarding.ts';
 import { validateUbl } from './zatca-ubl-schema.ts';
 import { ARABIC, createCompany, createCustomer, expectError, makeHost, type Client, type TestCompany } from './helpers.ts';
 
@@ -99,14 +100,31 @@ describe('onboarding with ZATCA and stamping at issue', () => {
   });
 
   it('answers ZATCA not answering as CONFLICT (zatca_unavailable), and a base URL that is not http as VALIDATION_ERROR', async () => {
-    await api.patch('/api/v1/apps/invoicing/settings', { zatcaBaseUrl: 'http://127.0.0.1:9' });
+    await api.patch('/api/v1/apps/invoicing/settings', { zatcaBaseUrl: await closedPort() });
     const down = expectError(await onboard({ otp: zatca.onboarding.otp }), 409, 'CONFLICT');
     expect(down.details[0]).toMatchObject({ reason: 'zatca_unavailable', step: 'compliance', httpStatus: null });
+    expect(down.message).toContain('ZATCA did not answer the compliance CSID request (ECONNREFUSED)');
     await api.patch('/api/v1/apps/invoicing/settings', { zatcaBaseUrl: 'ftp://zatca.example' });
     const ftp = expectError(await onboard({ otp: zatca.onboarding.otp }), 400, 'VALIDATION_ERROR');
     expect(ftp.details[0]).toMatchObject({ in: 'settings', pointer: '/zatcaBaseUrl', rule: 'format' });
     await api.patch('/api/v1/apps/invoicing/settings', { zatcaBaseUrl: zatca.url });
     expect(await secrets()).toEqual([]);
+  });
+
+  it('answers a compliance check ZATCA refuses as CONFLICT naming the sample, with ZATCA’s messages, and keeps nothing', async () => {
+    zatca.onboarding.refuse.add('381 0200000');
+    const err = expectError(await onboard({ otp: zatca.onboarding.otp }), 409, 'CONFLICT');
+    zatca.onboarding.refuse.clear();
+    expect(err.details).toEqual([{
+      reason: 'zatca_refused', step: 'complianceInvoices', sample: 'simplified credit', httpStatus: 400,
+      messages: [{ code: 'BR-KSA-37', message: 'The seller address building number must contain 4 digits.' }],
+    }]);
+    expect(err.message).toContain("ZATCA's compliance checks refused the sample simplified credit: BR-KSA-37");
+    expect(zatca.onboarding.checks.map((c) => c.status)).toEqual([200, 200, 200, 200, 400]);
+    expect(zatca.onboarding.production).toHaveLength(0);
+    expect(await secrets()).toEqual([]);
+    zatca.onboarding.checks.length = 0;
+    zatca.onboarding.otp = '654321';
   });
 
   it('onboards: compliance CSID, a stamped sample of each of the six documents, production CSID; answers the certificate, never a secret', async () => {
