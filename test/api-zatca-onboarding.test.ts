@@ -243,5 +243,9 @@ describe('onboarding with ZATCA and stamping at issue', () => {
     const { valid, errors } = await validateUbl(xmls);
     expect(errors).toEqual([]);
     expect(valid).toBe(true);
+    // The PDF carries the same QR (its image decoded in test/invoice-pdf.test.ts, tags 1–9 included).
+    const pdf = await api.get(`/api/v1/invoices/${standard.id}/pdf`);
+    expect(pdf.statusCode).toBe(200);
+    expect(pdf.headers['content-type']).toMatch(/^application\/pdf/);
   });
 });
