@@ -248,4 +248,21 @@ describe('onboarding with ZATCA and stamping at issue', () => {
     expect(pdf.statusCode).toBe(200);
     expect(pdf.headers['content-type']).toMatch(/^application\/pdf/);
   });
+  it('onboards again with a new OTP: a new key and certificate stamp what is issued next; what was stamped before keeps its own', async () => {
+    const before = await issue(b2b.id);
+    const beforeXml = (await api.get(`/api/v1/invoices/${before.id}/xml`)).body;
+    zatca.onboarding.otp = '777777';
+    const res = await onboard({ otp: '777777', gateway: 'sandbox' });
+    expect(res.statusCode, res.body).toBe(200);
+    const second = zatca.onboarding.production.at(-1)!;
+    expect(res.json().data).toMatchObject({ gateway: 'sandbox', certificate: { serialNumber: readCertificate(second.certificatePem).serialNumber } });
+    expect(await secrets()).toHaveLength(1);
+    const after = await issue(b2b.id);
+    expect(after.previousHash).toBe(before.hash);
+    expect(after.signingCertificate).toBe(readCertificate(second.certificatePem).base64);
+    expect(before.signingCertificate).not.toBe(after.signingCertificate);
+    expect((await api.get(`/api/v1/invoices/${before.id}/xml`)).body).toBe(beforeXml);
+    const q = parseQr(after.qr);
+    expect(createVerify('sha256').update(Buffer.from(after.hash, 'base64')).verify(createPublicKey({ key: Buffer.from(q.publicKey!), format: 'der', type: 'spki' }), Buffer.from(after.signatureValue, 'base64'))).toBe(true);
+  });
 });
