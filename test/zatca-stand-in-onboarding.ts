@@ -1,6 +1,6 @@
 // The onboarding half of the ZATCA stand-in (test/zatca-stand-in.ts serves it beside submission):
 // ZATCA's compliance CSID, compliance checks and production CSID, answering as its published API
-// does, with real certificates from a local CA (zatca/test-ca.ts):
+// does, with real certificates from a local CA (apps-installed/invoicing/zatca/test-ca.ts):
 //   POST /compliance            `OTP` header (400 Invalid-OTP unless it is the OTP the portal
 //                               "gave": `otp`, used once), `{ csr }` (base64 PEM; 400 Invalid-CSR
 //                               if its signature does not verify) → requestID, the certificate
