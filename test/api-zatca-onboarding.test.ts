@@ -224,11 +224,13 @@ describe('onboarding with ZATCA and stamping at issue', () => {
     expect(docs.map((d) => d.counter)).toEqual(Array.from({ length: 50 }, (_, i) => docs[0].counter + i));
   });
 
-  it('serves the stamped XML, byte for byte the same each time, hashing to the stored hash and valid against the UBL 2.1 schemas', async () => {
+  it('serves the stamped XML of each kind, byte for byte the same each time, hashing to the stored hash and valid against the UBL 2.1 schemas', async () => {
     const standard = await issue(b2b.id);
     const credit = (await api.post('/api/v1/credit-notes', { invoiceId: standard.id, reason: 'Returned', lines: [line(1, 100)] })).json().data;
+    const debit = (await api.post('/api/v1/debit-notes', { invoiceId: standard.id, reason: 'Freight not billed', lines: [line(1, 40)] })).json().data;
+    const simplified = await issue(b2c.id);
     const xmls: string[] = [];
-    for (const [path, doc] of [['invoices', standard], ['credit-notes', credit]] as const) {
+    for (const [path, doc] of [['invoices', standard], ['credit-notes', credit], ['debit-notes', debit], ['invoices', simplified]] as const) {
       const first = await api.get(`/api/v1/${path}/${doc.id}/xml`);
       const again = await api.get(`/api/v1/${path}/${doc.id}/xml`);
       expect(first.statusCode, first.body).toBe(200);
