@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { defineApp, route, fieldError, AppError, fromMinor, minorDigits, toMinor, type AppContext, type Doc } from 'diwan/sdk';
 import { priceLines } from './vat.ts';
-import { TYPE_OF, type DocumentKind } from './e-invoice-kinds.ts';
+import { TYPE_OF, documentNumber, type DocumentKind } from './e-invoice-kinds.ts';
 import { SUBMIT_JOB, enqueueSubmission, markForZatca, submitToZatca, takeZatcaAnswer } from './submission.ts';
 
 /** The e-invoice and PDF code (zatca/, pdf/ and their libraries), loaded when first used. */
@@ -109,22 +109,29 @@ const eInvoiceRoutes = (Object.keys(RESOURCE) as DocumentKind[]).flatMap((kind) 
     return doc;
   };
   const params = { type: 'object', required: ['id'], properties: { id: { type: 'string', maxLength: 64 } } } as const;
+  /** Saved under the document's number: `INV-000042.pdf`. */
+  const file = (doc: Doc, ext: string) => ({ 'content-disposition': `attachment; filename="${documentNumber(kind, doc.number)}.${ext}"` });
   return [
     route({
       method: 'GET', url: `/${resource}/:id/xml`, permission: `${resource}:read`, produces: 'application/xml', errors: ['NOT_FOUND', 'CONFLICT'],
+      offeredWhen: 'hash',
       summary: `The ${kind === 'invoice' ? 'invoice' : `${kind} note`}'s e-invoice: UBL 2.1 with ZATCA's fields (ICV, PIH, QR); once ZATCA cleared it, the XML as ZATCA cleared it`,
       description: 'As it was sealed at issue, until ZATCA clears it (`zatcaStatus: cleared`); from then on the cleared XML ZATCA returned, with its stamp (the document\'s `clearedXml`). A standard document is given to the buyer only in that cleared form; a simplified one as issued.',
       schema: { params, response: { 200: { type: 'string', description: 'UBL 2.1 Invoice XML' } } },
       handler: async (req, ctx) => {
         const doc = await sealed(ctx, req.params.id);
-        return { body: typeof doc.clearedXml === 'string' ? doc.clearedXml : await (await eInvoice()).xmlOf(ctx, doc, kind) };
+        return { body: typeof doc.clearedXml === 'string' ? doc.clearedXml : await (await eInvoice()).xmlOf(ctx, doc, kind), headers: file(doc, 'xml') };
       },
     }),
     route({
       method: 'GET', url: `/${resource}/:id/pdf`, permission: `${resource}:read`, produces: 'application/pdf', errors: ['NOT_FOUND', 'CONFLICT'],
+      offeredWhen: 'hash',
       summary: `The ${kind === 'invoice' ? 'invoice' : `${kind} note`} as a bilingual (Arabic and English) PDF with its QR code`,
       schema: { params, response: { 200: { type: 'string', format: 'binary', description: 'PDF' } } },
-      handler: async (req, ctx) => ({ body: await (await eInvoice()).pdfOf(ctx, await sealed(ctx, req.params.id), kind) }),
+      handler: async (req, ctx) => {
+        const doc = await sealed(ctx, req.params.id);
+        return { body: await (await eInvoice()).pdfOf(ctx, doc, kind), headers: file(doc, 'pdf') };
+      },
     }),
   ];
 });

@@ -170,6 +170,8 @@ const en = {
   'doc.computed': 'Computed as you type',
   'field.locked': 'Locked while the document is {{state}}',
   'doc.transitioned': 'Done: {{action}}.',
+  'doc.download': 'Download {{format}}',
+  'doc.showText': 'Show the text',
   'doc.deleteTitle': 'Delete this {{type}}?',
   'doc.deleteBody': '“{{title}}” will be deleted. This cannot be undone.',
 
@@ -572,6 +574,8 @@ const ar: Record<string, string> = {
   'doc.computed': 'يُحسب أثناء الكتابة',
   'field.locked': 'مقفل ما دام المستند في حالة {{state}}',
   'doc.transitioned': 'تم: {{action}}.',
+  'doc.download': 'تنزيل {{format}}',
+  'doc.showText': 'عرض النص',
   'doc.deleteTitle': 'حذف {{type}}؟',
   'doc.deleteBody': 'سيُحذف «{{title}}». لا يمكن التراجع عن ذلك.',
 
