@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
-  buildXml, INITIAL_PIH, invoiceHash, issueCertificate, makeKeyAndCsr, makeTestCa, parseQr, qr, readCertificate, sign,
+  buildXml, INITIAL_PIH, invoiceHash, issueCertificate, makeKeyAndCsr, makeTestCa, parseQr, qr, readCertificate, sign, stamp,
 } from '../apps-installed/invoicing/zatca/index.ts';
 import { creditNote, debitNote, simplifiedInvoice, standardInvoice } from './zatca-documents.ts';
 import { validateUbl } from './zatca-ubl-schema.ts';
@@ -104,6 +104,16 @@ describe('stamping our documents', () => {
     const result = await validateUbl(signed);
     expect(result.errors).toEqual([]);
     expect(result.valid).toBe(true);
+  });
+
+  it('writes the same stamp again, byte for byte, from the signature value alone (no key): how an issued document is served', () => {
+    for (const doc of [standardInvoice(), simplifiedInvoice(), creditNote(), debitNote()]) {
+      const xml = buildXml(doc);
+      const signed = sign(xml, { privateKeyPem, certificatePem, signingTime });
+      expect(stamp(xml, { certificatePem, signingTime, signatureValue: signed.signatureValue })).toEqual(signed);
+      // ECDSA is randomised: signing again gives another signature, hence it is kept.
+      expect(sign(xml, { privateKeyPem, certificatePem, signingTime }).signatureValue).not.toBe(signed.signatureValue);
+    }
   });
 
   it('a changed figure breaks it: the hash no longer matches the reference and the signature no longer verifies', () => {

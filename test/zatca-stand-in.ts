@@ -5,7 +5,9 @@
 // otherwise), a JSON body `{ invoiceHash, uuid, invoice }` whose base64 XML hashes to
 // `invoiceHash` and carries `uuid` (400 with ZATCA's message otherwise). It remembers what it
 // accepted, and answers a resubmission as ZATCA does: 409 `REPORTED_SUCCESSFULLY_EARLIER` for
-// reporting, 208 with a duplicate warning (and the cleared XML) for clearance.
+// reporting, 208 with a duplicate warning (and the cleared XML) for clearance. It also onboards
+// (test/zatca-stand-in-onboarding.ts: compliance CSID, compliance checks, production CSID), and
+// the production CSIDs it issues are accepted beside `credentials`.
 //
 // What each accepted-looking request gets is scripted, one answer per request in order
 // (`next(...)`), `accept` when none is left:
@@ -21,6 +23,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { invoiceHash } from '../apps-installed/invoicing/zatca/index.ts';
+import { onboardingStandIn, type OnboardingStandIn } from './zatca-stand-in-onboarding.ts';
 
 export type Answer = 'accept' | 'warn' | 'reject' | 'error500' | 'busy429' | 'clearanceOff' | 'timeout' | 'hold';
 
@@ -42,6 +45,8 @@ export interface StandIn {
   url: string;
   credentials: { binarySecurityToken: string; secret: string };
   received: Received[];
+  /** The onboarding endpoints' state: the OTP they accept, the CSIDs issued, the compliance checks seen. */
+  onboarding: OnboardingStandIn;
   /** Scripts the answers of the next requests that pass the checks. */
   next(...answers: Answer[]): void;
   /** Requests carrying a uuid. */
@@ -68,6 +73,7 @@ export async function startZatcaStandIn(credentials = { binarySecurityToken: Buf
   const waiting = new Set<() => void>();
   const held = new Set<http.ServerResponse>();
   const expected = `Basic ${Buffer.from(`${credentials.binarySecurityToken}:${credentials.secret}`).toString('base64')}`;
+  const onboarding = onboardingStandIn();
 
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -80,6 +86,7 @@ export async function startZatcaStandIn(credentials = { binarySecurityToken: Buf
       } catch {
         // checked below
       }
+      if (req.method === 'POST' && onboarding.handle(req.url, req.headers, body, (status, data) => res.writeHead(status, { 'content-type': 'application/json' }).end(data === undefined ? '' : JSON.stringify(data)))) return;
       const xml = typeof body.invoice === 'string' ? Buffer.from(body.invoice, 'base64').toString('utf8') : '';
       const r: Received = { mode, headers: req.headers, body, xml, status: null };
       received.push(r);
@@ -94,7 +101,7 @@ export async function startZatcaStandIn(credentials = { binarySecurityToken: Buf
         send(400, { validationResults: { infoMessages: [], warningMessages: [], errorMessages: errors, status: 'ERROR' }, [statusKey]: mode === 'clearance' ? 'NOT_CLEARED' : 'NOT_REPORTED', ...(mode === 'clearance' ? { clearedInvoice: null } : {}) });
 
       if (req.method !== 'POST' || mode === 'unknown') return send(404, { message: 'no such resource' });
-      if (req.headers.authorization !== expected) return send(401, undefined);
+      if (req.headers.authorization !== expected && !onboarding.accepts(req.headers.authorization)) return send(401, undefined);
       if (req.headers['accept-version'] !== 'V2') return send(400, { code: 'Invalid-Request', message: 'Accept-Version must be V2' });
       if (mode === 'clearance' && req.headers['clearance-status'] !== '1') return send(400, { code: 'Invalid-Request', message: 'Clearance-Status must be 1 for clearance' });
       if (!body.invoiceHash || !body.uuid || !xml) return send(400, { code: 'Invalid-Request', message: 'invoiceHash, uuid and invoice are required' });
@@ -144,7 +151,7 @@ export async function startZatcaStandIn(credentials = { binarySecurityToken: Buf
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
-    url, credentials, received,
+    url, credentials, received, onboarding,
     next: (...answers) => script.push(...answers),
     submissionsOf: (uuid) => received.filter((r) => r.body.uuid === uuid),
     waitForRequests: (n, ms = 30_000) => new Promise((resolve, reject) => {

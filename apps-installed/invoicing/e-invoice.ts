@@ -1,10 +1,13 @@
 // An issued document as ZATCA's e-invoice (zatca/, a pure module) and as the bilingual PDF
 // (pdf/): the mapping from the stored document, the company's profile and the customer. Sealing
 // happens at issue, in the issuing write: the hash chain (each document's PIH is the hash of the
-// document with the counter before it), the hash and the QR (tags 1–5) are stored on the
-// document, so its XML can be rebuilt, byte for byte, whenever it is asked for.
+// document with the counter before it), the hash and the QR are stored on the document, and once
+// the company is onboarded with ZATCA (zatca-account.ts) the stamp's signature and certificate
+// too (QR tags 1–9; before, tags 1–5), so its XML can be rebuilt, byte for byte, whenever it is
+// asked for.
 import { minorDigits, toMinor, type AppContext, type Doc } from 'diwan/sdk';
-import { buildXml, invoiceHash, INITIAL_PIH, qr, qrFieldsOf, type Party, type ZatcaDocument } from './zatca/index.ts';
+import { buildXml, invoiceHash, INITIAL_PIH, pemBody, qr, qrFieldsOf, sign, stamp, type Party, type ZatcaDocument } from './zatca/index.ts';
+import { zatcaAccount } from './zatca-account.ts';
 import type { InvoiceView } from './pdf/index.ts';
 import type { Totals } from './vat.ts';
 import { TYPE_OF, documentNumber, type DocumentKind } from './e-invoice-kinds.ts';
@@ -19,7 +22,7 @@ function fullAddress(a: Address | undefined): Party['address'] {
 
 const sellerName = (ctx: AppContext) => (ctx.company.legalName ? `${ctx.company.legalName.ar} | ${ctx.company.legalName.en}` : ctx.company.name);
 
-function seller(ctx: AppContext): Party {
+export function seller(ctx: AppContext): Party {
   const c = ctx.company;
   return { name: sellerName(ctx), vatNumber: c.vatNumber, crNumber: c.crNumber, address: fullAddress(c.address) };
 }
@@ -81,15 +84,24 @@ async function previousHash(ctx: AppContext, counter: number): Promise<string> {
 }
 
 /**
- * Seals an issued document in its issuing write: its PIH, its hash and its QR. The counter was
- * taken first in this write, so concurrent issues queue there and the chain never forks.
+ * Seals an issued document in its issuing write: its PIH, its hash and its QR, and once the
+ * company is onboarded its stamp (signed with the company's key, at the time of issue). The
+ * counter was taken first in this write, so concurrent issues queue there and the chain never
+ * forks. The hash is the unsigned XML's (ZATCA's definition leaves the stamp and QR out).
  */
 export async function seal(ctx: AppContext, doc: Record<string, unknown>, kind: DocumentKind, totals: Totals): Promise<void> {
   if (!registered(ctx)) return;
   doc.previousHash = await previousHash(ctx, doc.counter as number);
   const z = await zatcaDocument(ctx, doc, kind, totals);
-  doc.hash = invoiceHash(buildXml(z));
-  doc.qr = qr(qrFieldsOf(z));
+  const xml = buildXml(z);
+  const account = await zatcaAccount(ctx);
+  if (!account) {
+    doc.hash = invoiceHash(xml);
+    doc.qr = qr(qrFieldsOf(z));
+    return;
+  }
+  const signed = sign(xml, { privateKeyPem: account.privateKeyPem, certificatePem: account.certificatePem, signingTime: new Date(String(doc.issuedAt)) });
+  Object.assign(doc, { hash: signed.hash, qr: signed.qr, signatureValue: signed.signatureValue, signingCertificate: pemBody(account.certificatePem) });
 }
 
 const totalsOf = (doc: Doc): Totals => {
@@ -97,9 +109,11 @@ const totalsOf = (doc: Doc): Totals => {
   return { subtotal: toMinor(doc.subtotal as number, digits), taxTotal: toMinor(doc.taxTotal as number, digits), total: toMinor(doc.total as number, digits) };
 };
 
-/** The stored, sealed document's XML, as it was when it was sealed. */
+/** The stored, sealed document's XML, as it was when it was sealed (stamped again from its signature when it was stamped). */
 export async function xmlOf(ctx: AppContext, doc: Doc, kind: DocumentKind): Promise<string> {
-  return buildXml(await zatcaDocument(ctx, doc, kind, totalsOf(doc)));
+  const xml = buildXml(await zatcaDocument(ctx, doc, kind, totalsOf(doc)));
+  if (typeof doc.signatureValue !== 'string') return xml;
+  return stamp(xml, { signatureValue: doc.signatureValue, certificatePem: String(doc.signingCertificate), signingTime: new Date(String(doc.issuedAt)) }).xml;
 }
 
 /** The bilingual PDF of a sealed document. */

@@ -8,6 +8,7 @@ import { defineApp, route, fieldError, AppError, fromMinor, minorDigits, toMinor
 import { priceLines } from './vat.ts';
 import { TYPE_OF, documentNumber, type DocumentKind } from './e-invoice-kinds.ts';
 import { SUBMIT_JOB, enqueueSubmission, markForZatca, submitToZatca, takeZatcaAnswer } from './submission.ts';
+import { zatcaRoutes } from './zatca-routes.ts';
 
 /** The e-invoice and PDF code (zatca/, pdf/ and their libraries), loaded when first used. */
 const eInvoice = () => import('./e-invoice.ts');
@@ -165,7 +166,7 @@ export default defineApp({
           await (await eInvoice()).seal(ctx, doc, 'invoice', totals);
           await markForZatca(ctx, doc);
         } else {
-          for (const k of ['lines', 'taxBreakdown', 'currency', 'number', 'counter', 'uuid', 'kind', 'issuedAt', 'previousHash', 'hash', 'qr']) {
+          for (const k of ['lines', 'taxBreakdown', 'currency', 'number', 'counter', 'uuid', 'kind', 'issuedAt', 'previousHash', 'hash', 'qr', 'signatureValue', 'signingCertificate']) {
             if (previous[k] !== undefined) doc[k] = previous[k];
           }
         }
@@ -238,6 +239,7 @@ export default defineApp({
   },
   routes: [
     ...eInvoiceRoutes,
+    ...zatcaRoutes,
     route({
       method: 'POST',
       url: '/invoices/:id/payments',

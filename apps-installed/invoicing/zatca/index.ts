@@ -11,14 +11,18 @@
 export type * from './types.ts';
 export { buildXml, qrFieldsOf } from './build-xml.ts';
 export { invoiceHash, canonicalForHash, INITIAL_PIH } from './invoice-hash.ts';
-export { sign, signHash, type SignOptions, type Signed } from './sign.ts';
+export { sign, stamp, signHash, type SignOptions, type StampOptions, type Signed } from './sign.ts';
 export { qr, parseQr, type QrFields } from './qr.ts';
 export { makeKeyAndCsr, csrFor, CERTIFICATE_TEMPLATE, type CsrInfo, type KeyAndCsr, type ZatcaEnvironment } from './csr.ts';
 export { readCsr, type CsrContents } from './csr-read.ts';
-export { readCertificate, certificateFromSecurityToken, type SigningCertificate } from './certificate.ts';
+export { readCertificate, certificateFromSecurityToken, pemBody, type SigningCertificate } from './certificate.ts';
 export { makeTestCa, issueCertificate, type TestCa } from './test-ca.ts';
 export { formatAmount } from './amounts.ts';
 export {
   submit, submitInvoice, submissionRequest, answer, modeOf, outcomeOf, ZATCA_BASE_URLS,
   type SubmissionOutcome, type SubmissionMode, type SubmissionDocument, type SubmissionResult, type SubmitOptions, type ZatcaMessage, type ZatcaGateway,
 } from './submit.ts';
+export {
+  requestComplianceCsid, checkCompliance, requestProductionCsid,
+  type Csid, type OnboardingMessage, type OnboardingFailure, type OnboardingResult, type OnboardingOptions, type ComplianceDocument,
+} from './onboarding-api.ts';

@@ -47,11 +47,26 @@ export function signHash(hash: string, privateKeyPem: string): string {
 }
 
 export function sign(xml: string, opts: SignOptions): Signed {
-  if (xml.includes('<ext:UBLExtensions')) throw new Error('the document is already stamped');
-  const cert = readCertificate(opts.certificatePem);
   const hash = invoiceHash(xml);
-  const signatureValue = signHash(hash, opts.privateKeyPem);
-  const signingTime = opts.signingTime.toISOString().slice(0, 19);
+  return stamped(xml, hash, signHash(hash, opts.privateKeyPem), opts.certificatePem, opts.signingTime);
+}
+
+export interface StampOptions {
+  certificatePem: string;
+  signingTime: Date;
+  /** The signature `sign` made (ECDSA is randomised: it is kept to write the same stamp again). */
+  signatureValue: string;
+}
+
+/** The stamp `sign` wrote, written again from its signature value: the same bytes, without the key. */
+export function stamp(xml: string, opts: StampOptions): Signed {
+  return stamped(xml, invoiceHash(xml), opts.signatureValue, opts.certificatePem, opts.signingTime);
+}
+
+function stamped(xml: string, hash: string, signatureValue: string, certificatePem: string, signingTime: Date): Signed {
+  if (xml.includes('<ext:UBLExtensions')) throw new Error('the document is already stamped');
+  const cert = readCertificate(certificatePem);
+  const time = signingTime.toISOString().slice(0, 19);
 
   const simplified = /<cbc:InvoiceTypeCode name="02/.test(xml);
   const qrMatch = QR_RE.exec(xml);
@@ -67,9 +82,9 @@ export function sign(xml: string, opts: SignOptions): Signed {
   const start = /<Invoice\b[^>]*>/.exec(xml);
   if (!start) throw new Error('not a UBL Invoice document');
   const at = start.index + start[0].length;
-  const block = extensionsBlock(hash, signatureValue, cert, signingTime);
-  const stamped = (xml.slice(0, at) + block + xml.slice(at)).replace(QR_RE, (_m, open: string, _v, close: string) => open + qrValue + close);
-  return { xml: stamped, hash, signatureValue, qr: qrValue };
+  const block = extensionsBlock(hash, signatureValue, cert, time);
+  const out = (xml.slice(0, at) + block + xml.slice(at)).replace(QR_RE, (_m, open: string, _v, close: string) => open + qrValue + close);
+  return { xml: out, hash, signatureValue, qr: qrValue };
 }
 
 const QR_RE =
