@@ -7,19 +7,20 @@
 // 5xx and a time-out walk the ladder, a 429's Retry-After is waited for, a refused CSID waits for
 // a good one, a 303 reports a standard document; a rejection is final. A worker killed after
 // the request went out and before the answer was written loses nothing, and ZATCA takes the
-// document once (the resubmission is its duplicate). Before onboarding nothing is submitted.
+// document once (the resubmission is its duplicate). Before onboarding nothing is submitted;
+// the company onboards through POST /company/zatca/onboard, against the stand-in too.
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildHost, type Host } from '../core/host.ts';
 import { ManualClock } from '../core/kernel/clock.ts';
 import { REPO_ROOT } from '../core/apps/app-source.ts';
-import { saveZatcaAccount } from '../apps-installed/invoicing/zatca-account.ts';
+import { saveZatcaAccount, storedZatcaAccount } from '../apps-installed/invoicing/zatca-account.ts';
+import { SYSTEM_ACTOR } from '../core/kernel/actor.ts';
 import { databases, type Location } from './db.ts';
 import { createCompany, expectError, invoicingSources, type Client, type TestCompany } from './helpers.ts';
 import { spawnChild } from './jobs-app.ts';
 import { clearedOf, REJECTION, startZatcaStandIn, WARNING, type StandIn } from './zatca-stand-in.ts';
-import { CSID, SIGNING } from './zatca-submission-kit.ts';
 
 // Attempts wait 2 s, then 60 s; one may take 3 s.
 const JOBS = { ladder: [2, 60], jitter: 0.1, timeoutMs: 3000, leaseMs: 10_000, concurrency: 4, pollMs: 1000 };
@@ -43,19 +44,23 @@ describe.each(databases())('submitting invoices and notes to ZATCA ($name)', (db
   let business: string;
   let walkIn: string;
   const clock = new ManualClock(Date.now());
+  let otps = 0;
 
-  /** Onboards the company: what POST /company/zatca/onboard keeps (the CSID, the key, the gateway). */
-  const onboard = (c: TestCompany, credentials = CSID) =>
-    saveZatcaAccount(host.runtime.contextFor('invoicing', { company: c.company, actor: { type: 'system', id: 'test' }, lang: 'en', requestId: null }), {
-      gateway: 'simulation', baseUrl: zatca.url, ...SIGNING, credentials, onboardedAt: new Date(clock.now()).toISOString(),
-    });
+  /** Onboards the company with the stand-in as its gateway, as its Owner does (POST /company/zatca/onboard with the portal's OTP). */
+  async function onboard(c: Client) {
+    expect((await c.patch('/api/v1/apps/invoicing/settings', { zatcaBaseUrl: zatca.url })).statusCode).toBe(200);
+    // The Fatoora portal's OTP is good for one onboarding: each takes a new one.
+    zatca.onboarding.otp = String(100_000 + ++otps);
+    const res = await c.post('/api/v1/company/zatca/onboard', { otp: zatca.onboarding.otp, gateway: 'simulation' });
+    expect(res.statusCode, res.body).toBe(200);
+  }
 
   beforeAll(async () => {
     // Inside the repository, so that the child process resolves the app's `diwan/sdk` import.
     fs.mkdirSync(path.join(REPO_ROOT, '.tmp'), { recursive: true });
     root = fs.mkdtempSync(path.join(REPO_ROOT, '.tmp', 'zatca-jobs-'));
     loc = await db.location();
-    zatca = await startZatcaStandIn(CSID);
+    zatca = await startZatcaStandIn();
     host = await buildHost({
       ...(loc.url ? { databaseUrl: loc.url } : { dbFile: loc.file }),
       sources: invoicingSources(), clock, config: { dataDir: path.join(root, 'data'), rateLimitPerMinute: 0 },
@@ -64,7 +69,7 @@ describe.each(databases())('submitting invoices and notes to ZATCA ($name)', (db
     co = await createCompany(host, { name: 'Riyadh Office Supplies' });
     api = co.as();
     expect((await api.patch('/api/v1/company', PROFILE)).statusCode).toBe(200);
-    await onboard(co);
+    await onboard(api);
     business = (await api.post('/api/v1/customers', { name: 'Al Noor Trading', legalNameAr: 'شركة النور للتجارة', vatNumber: '300000000000003' })).json().data.id;
     walkIn = (await api.post('/api/v1/customers', { name: 'Walk-in customer' })).json().data.id;
   });
@@ -233,12 +238,15 @@ describe.each(databases())('submitting invoices and notes to ZATCA ($name)', (db
   });
 
   it('keeps trying while ZATCA refuses the CSID (401), and goes through once the company is onboarded anew', async () => {
-    await onboard(co, { ...CSID, secret: 'a revoked secret' });
+    // ZATCA no longer takes the CSID kept (as when it was revoked).
+    const ctx = host.runtime.contextFor('invoicing', { company: co.company, actor: SYSTEM_ACTOR, lang: 'en', requestId: null });
+    const kept = (await storedZatcaAccount(ctx))!;
+    await saveZatcaAccount(ctx, { ...kept, credentials: { ...kept.credentials, secret: 'a revoked secret' } });
     const inv = await issue('simplified');
     expect(await host.jobRunner.runDue()).toBe(1);
     expect(await get('invoices', inv.id)).toMatchObject({ zatcaStatus: 'pending' });
     expect((await jobOf(inv.id)).lastError).toMatch(/^ZATCA unauthorized \(401\)/);
-    await onboard(co);
+    await onboard(api);
     clock.advance(2000);
     expect(await host.jobRunner.runDue()).toBe(1);
     expect(await get('invoices', inv.id)).toMatchObject({ zatcaStatus: 'reported' });

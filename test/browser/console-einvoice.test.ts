@@ -1,14 +1,15 @@
-// The e-invoice on the console's document pages, in English and in Arabic: a company onboarded
-// with ZATCA (its submissions answered by the local stand-in, test/zatca-stand-in.ts) issues a
-// standard invoice ZATCA clears with a warning and one it rejects, and a credit note it clears.
-// Each issued document's page offers its PDF and XML (the cleared XML once cleared), saved under
-// the document's number, and shows its ZATCA status and ZATCA's messages; a draft offers neither.
+// The e-invoice in the console, in English and in Arabic. In Settings → Company the Owner
+// onboards the company with ZATCA (its gateway the local stand-in, test/zatca-stand-in.ts): a
+// refused OTP is shown beside its field, then the portal's OTP onboards it and the state shows
+// the gateway and the certificate; a Member reads the state without the form. The company then
+// issues a standard invoice ZATCA clears with a warning, one it rejects, and a credit note it
+// clears: each issued document's page offers its PDF and XML (the cleared XML once cleared),
+// saved under the document's number, and shows its ZATCA status and ZATCA's messages; a draft
+// offers neither.
 import fs from 'node:fs';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import { saveZatcaAccount } from '../../apps-installed/invoicing/zatca-account.ts';
 import { clearedOf, REJECTION, startZatcaStandIn, WARNING, type StandIn } from '../zatca-stand-in.ts';
-import { CSID, SIGNING } from '../zatca-submission-kit.ts';
 import { describeBrowser, launchBrowser, openPage, shot, signIn, startConsoleHost, type ConsoleHost, type Lang, type TestPerson } from './harness.ts';
 
 type Option = { value: string; label: string };
@@ -18,29 +19,45 @@ describeBrowser('web console: e-invoices', () => {
   let h: ConsoleHost;
   let browser: Browser;
   let zatca: StandIn;
+  let owner: TestPerson;
   let member: TestPerson;
   const docs: Record<'cleared' | 'rejected' | 'draft' | 'credit', { id: string; number?: number }> = {} as never;
   const xml: Record<string, string> = {};
   const fields: Record<Lang, Record<string, FieldMeta>> = { en: {}, ar: {} };
 
+  const call = async (method: string, path: string, body?: unknown) => {
+    const res = await fetch(`${h.url}${path}`, {
+      method, headers: { authorization: `Bearer ${h.keys.Owner}`, 'x-company-id': h.companyId, ...(body ? { 'content-type': 'application/json' } : {}) }, body: body ? JSON.stringify(body) : undefined,
+    });
+    expect(res.status, path).toBeLessThan(300);
+    return path.endsWith('/xml') ? res.text() : (await res.json()).data;
+  };
+
   beforeAll(async () => {
-    [h, browser, zatca] = await Promise.all([startConsoleHost(), launchBrowser(), startZatcaStandIn(CSID)]);
+    [h, browser, zatca] = await Promise.all([startConsoleHost(), launchBrowser(), startZatcaStandIn()]);
+    owner = await h.person('Owner', { name: 'Noura Owner' });
     member = await h.person('Member', { name: 'Huda Member' });
-    const call = async (method: string, path: string, body?: unknown) => {
-      const res = await fetch(`${h.url}${path}`, {
-        method, headers: { authorization: `Bearer ${h.keys.Owner}`, 'x-company-id': h.companyId, ...(body ? { 'content-type': 'application/json' } : {}) }, body: body ? JSON.stringify(body) : undefined,
-      });
-      expect(res.status, path).toBeLessThan(300);
-      return path.endsWith('/xml') ? res.text() : (await res.json()).data;
-    };
     await call('PATCH', '/api/v1/company', {
       legalName: { en: 'Noura Trading Co', ar: 'شركة نورة التجارية' }, vatNumber: '310122393500003', crNumber: '1010010000',
       address: { buildingNumber: '1234', street: 'King Fahd Road', district: 'Al Olaya', city: 'Riyadh', postalCode: '12214', country: 'SA' },
     });
-    const company = (await h.host.companies.get(h.companyId))!;
-    await saveZatcaAccount(h.host.runtime.contextFor('invoicing', { company, actor: { type: 'system', id: 'test' }, lang: 'en', requestId: null }), {
-      gateway: 'simulation', baseUrl: zatca.url, ...SIGNING, credentials: CSID, onboardedAt: new Date().toISOString(),
-    });
+    await call('PATCH', '/api/v1/apps/invoicing/settings', { zatcaBaseUrl: zatca.url });
+    for (const lang of ['en', 'ar'] as const) {
+      const res = await fetch(`${h.url}/api/v1/document-types`, { headers: { authorization: `Bearer ${h.keys.Viewer}`, 'x-company-id': h.companyId, 'accept-language': lang } });
+      const invoices = ((await res.json()).data as { resource: string; fields: FieldMeta[] }[]).find((d) => d.resource === 'invoices')!;
+      fields[lang] = Object.fromEntries(invoices.fields.map((f) => [f.name, f]));
+    }
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await h?.close();
+    await zatca?.close();
+  });
+
+  let issued: Promise<void> | undefined;
+  /** Once: the company onboarded (by the first test, else here), and its documents issued and answered by ZATCA. */
+  const ready = () => (issued ??= (async () => {
+    if (!(await call('GET', '/api/v1/company/zatca')).onboarded) await call('POST', '/api/v1/company/zatca/onboard', { otp: zatca.onboarding.otp });
     const buyer = await call('POST', '/api/v1/customers', { name: 'Al Noor Trading', legalNameAr: 'شركة النور للتجارة', vatNumber: '300000000000003' });
     const invoice = () => call('POST', '/api/v1/invoices', { customerId: buyer.id, date: '2026-11-28', dueDate: '2026-12-28', lines: [{ description: 'Office chairs', quantity: 2, unitPrice: 450 }] });
     docs.draft = await invoice();
@@ -59,16 +76,50 @@ describeBrowser('web console: e-invoices', () => {
       await new Promise((r) => setTimeout(r, 100));
     }
     expect(await settled()).toEqual(['cleared', 'rejected', 'cleared']);
-    for (const lang of ['en', 'ar'] as const) {
-      const res = await fetch(`${h.url}/api/v1/document-types`, { headers: { authorization: `Bearer ${h.keys.Viewer}`, 'x-company-id': h.companyId, 'accept-language': lang } });
-      const invoices = ((await res.json()).data as { resource: string; fields: FieldMeta[] }[]).find((d) => d.resource === 'invoices')!;
-      fields[lang] = Object.fromEntries(invoices.fields.map((f) => [f.name, f]));
+  })());
+
+  it('en: the Owner onboards the company in Settings → Company; a refused OTP is shown beside its field', async () => {
+    const { context, page } = await openPage(browser, 'en');
+    try {
+      await signIn(page, h, owner, '/settings/company');
+      const state = page.locator('#zatca-state');
+      await expect.poll(() => state.textContent()).toBe("Not onboarded: documents are issued without ZATCA's stamp and are not sent to ZATCA.");
+      await page.locator('input[name="otp"]').fill('999999');
+      await page.locator('#zatca-title ~ form button[type="submit"]').click();
+      await expect.poll(() => page.locator('#f-otp-error').textContent()).toMatch(/^ZATCA refused the OTP \(Invalid-OTP: The provided OTP is invalid\)/);
+      expect(await page.locator('#f-otp').getAttribute('aria-invalid')).toBe('true');
+      await shot(page, 'company-zatca-otp-refused-en');
+
+      await page.locator('input[name="otp"]').fill(zatca.onboarding.otp);
+      await page.locator('select[name="gateway"]').selectOption('simulation');
+      await page.locator('#zatca-title ~ form button[type="submit"]').click();
+      await page.locator('#zatca-title ~ [role="status"].banner-success').waitFor();
+      await expect.poll(() => state.textContent()).toMatch(/^Onboarded on .+, with ZATCA’s Simulation gateway\. Certificate \d+, valid until .+\.$/);
+      expect(await page.locator('#zatca-title ~ form button[type="submit"]').textContent()).toBe('Onboard again');
+      expect(zatca.onboarding.production).toHaveLength(1);
+      await shot(page, 'company-zatca-onboarded-en');
+    } finally {
+      await context.close();
     }
   });
-  afterAll(async () => {
-    await browser?.close();
-    await h?.close();
-    await zatca?.close();
+
+  it('ar: the onboarding reads in Arabic; a Member sees the state without the form', async () => {
+    await ready();
+    for (const who of [owner, member]) {
+      const { context, page } = await openPage(browser, 'ar');
+      try {
+        await signIn(page, h, who, '/settings/company');
+        await expect.poll(() => page.locator('#zatca-state').textContent()).toMatch(/^رُبطت في .+ عبر بوابة الهيئة: المحاكاة\. الشهادة \d+ صالحة حتى .+\.$/);
+        expect(await page.locator('#zatca-title').textContent()).toBe('الفوترة الإلكترونية لدى هيئة الزكاة والضريبة والجمارك');
+        if (who === owner) expect(await page.locator('#zatca-title ~ form button[type="submit"]').textContent()).toBe('إعادة الربط');
+        else {
+          expect(await page.locator('input[name="otp"]').count()).toBe(0);
+          expect(await page.locator('#zatca-title ~ p.muted').textContent()).toBe('لا يربط الشركة بالهيئة إلا المالك.');
+        }
+      } finally {
+        await context.close();
+      }
+    }
   });
 
   const status = (lang: Lang, value: string) => fields[lang].zatcaStatus.options!.find((o) => o.value === value)!.label;
@@ -83,6 +134,7 @@ describeBrowser('web console: e-invoices', () => {
 
   for (const lang of ['en', 'ar'] as Lang[]) {
     it(`${lang}: an issued invoice's page offers its PDF and cleared XML and shows ZATCA's status and warnings; a rejected one its errors; a draft offers no file`, async () => {
+      await ready();
       const { context, page } = await openPage(browser, lang);
       const errors: string[] = [];
       page.on('pageerror', (e) => errors.push(e.message));
