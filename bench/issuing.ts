@@ -84,7 +84,7 @@ async function sends(host: Host, s: Seller, ids: string[], stamped: boolean): Pr
     const res = await host.app.inject({ method: 'POST', url: `/api/v1/invoices/${ids[i]}/send`, headers: s.headers, payload: '{}' });
     if (res.statusCode !== 200) throw new Error(`send: ${res.statusCode} ${res.body.slice(0, 300)}`);
     const d = res.json().data;
-    if (stamped !== typeof d.signatureValue === 'string') throw new Error(`send answered ${stamped ? 'no stamp' : 'a stamp'}`);
+    if (stamped !== (typeof d.signatureValue === 'string')) throw new Error(`send answered ${stamped ? 'no stamp' : 'a stamp'}`);
     hashes.push(d.hash);
   });
   return { ...t, hashes };
@@ -153,8 +153,10 @@ try {
   for (const k of cases) console.log(`  ${label[k].padEnd(48)} ${med(k, 'wall').toFixed(0).padStart(6)} µs / ${med(k, 'cpu').toFixed(0).padStart(6)} µs`);
   console.log('== summary');
   console.log(`issuing: onboarded send ${med('send', 'wall').toFixed(0)} µs (${med('send', 'cpu').toFixed(0)} µs CPU) = ${per('send', 'bare', 'wall').toFixed(1)}× a bare ECDSA sign (${med('bare', 'wall').toFixed(0)} µs; CPU ${per('send', 'bare', 'cpu').toFixed(1)}×)`);
-  console.log(`  stamp's share: onboarded / not onboarded send ${per('send', 'sendUnstamped', 'wall').toFixed(2)}× (+${(med('send', 'wall') - med('sendUnstamped', 'wall')).toFixed(0)} µs); sign() alone ${per('module', 'bare', 'wall').toFixed(1)}× the bare sign, of which invoiceHash() ${per('hash', 'bare', 'wall').toFixed(1)}×`);
-  console.log(`  rounds, send / bare: ${runs.send.map((t, i) => (t.wall / runs.bare[i].wall).toFixed(1)).join(' ')}`);
+  const more = (f: keyof Timing) => median(runs.send.map((t, i) => t[f] - runs.sendUnstamped[i][f]));
+  console.log(`  stamp's share: onboarded / not onboarded send ${per('send', 'sendUnstamped', 'wall').toFixed(2)}× (+${more('wall').toFixed(0)} µs; CPU ${per('send', 'sendUnstamped', 'cpu').toFixed(2)}×, +${more('cpu').toFixed(0)} µs)`);
+  console.log(`  sign() alone ${per('module', 'bare', 'wall').toFixed(1)}× the bare sign (CPU ${per('module', 'bare', 'cpu').toFixed(1)}×), of which invoiceHash() ${per('hash', 'bare', 'wall').toFixed(1)}× (CPU ${per('hash', 'bare', 'cpu').toFixed(1)}×)`);
+  console.log(`  rounds, send / bare: ${runs.send.map((t, i) => `${(t.wall / runs.bare[i].wall).toFixed(1)} (${t.wall.toFixed(0)}/${runs.bare[i].wall.toFixed(0)} µs)`).join(' ')}`);
 } finally {
   await host.close();
 }

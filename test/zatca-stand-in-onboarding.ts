@@ -14,7 +14,7 @@
 //                               names passed → the production CSID (a new certificate for the
 //                               same key), which the submission endpoints then accept.
 import { createVerify, randomBytes, randomUUID } from 'node:crypto';
-import { certificateFromSecurityToken, invoiceHash, issueCertificate, makeTestCa, pemBody, readCertificate, readCsr, type TestCa } from '../apps-installed/invoicing/zatca/index.ts';
+import { invoiceHash, issueCertificate, makeTestCa, pemBody, readCertificate, readCsr, type TestCa } from '../apps-installed/invoicing/zatca/index.ts';
 
 const UID = '0.9.2342.19200300.100.1.1';
 const TITLE = '2.5.4.12';
@@ -145,6 +145,3 @@ export function onboardingStandIn(otp = '123345'): OnboardingStandIn & {
     accepts: (authorization: string | undefined) => s.production.some((c) => basicOf(c) === authorization),
   });
 }
-
-/** The certificate a production CSID answer carries, as the app keeps it. */
-export const certificateOf = (csid: IssuedCsid) => certificateFromSecurityToken(csid.binarySecurityToken);

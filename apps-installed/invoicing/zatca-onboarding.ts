@@ -109,8 +109,8 @@ const SAMPLE_BUYER: Party = {
   address: { street: 'Prince Sultan Street', buildingNumber: '1111', district: 'Al Murooj', city: 'Jeddah', postalCode: '23512', country: 'SA' },
 };
 
-/** A stamped-to-be sample of each document the company issues, chained as ZATCA's checks expect. */
-function samples(ctx: AppContext, supplier: Party): ZatcaDocument[] {
+/** A sample of each document the company issues, numbered 1…6 (the caller chains and stamps them). */
+function samples(ctx: AppContext, supplier: Party): Omit<ZatcaDocument, 'previousHash'>[] {
   const now = ctx.clock.iso();
   const rate = ctx.company.vatRate;
   const net = 10000;
@@ -130,7 +130,7 @@ function samples(ctx: AppContext, supplier: Party): ZatcaDocument[] {
       docs.push({ ...body, ...buyer, kind, subtype, number: `${invoice}-${kind}`, uuid: randomUUID(), billingReference: invoice, reason: 'Sample adjustment for the compliance checks' });
     }
   }
-  return docs.map((d, i) => ({ ...d, counter: i + 1, previousHash: '' }));
+  return docs.map((d, i) => ({ ...d, counter: i + 1 }));
 }
 
 /** The answer for a ZATCA failure at `step`: 4xx in the envelope, in the caller's language, ZATCA's messages kept. */
