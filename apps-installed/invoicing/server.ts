@@ -86,7 +86,7 @@ function noteHooks(series: string, kind: DocumentKind) {
       const totals = priceLines(doc, ctx);
       Object.assign(doc, { customerId: inv.customerId, kind: inv.kind, date: ctx.clock.today() });
       await (await eInvoice()).seal(ctx, doc, kind, totals);
-      await markForZatca(ctx, doc);
+      markForZatca(doc);
     },
     beforeUpdate(doc: Record<string, unknown>, previous: Doc) {
       // An issued note never changes (its fields are locked, what it computed is kept): only ZATCA's answer is written on it.
@@ -164,7 +164,7 @@ export default defineApp({
           const customer = await ctx.docs('customer').get(doc.customerId as string);
           doc.kind = customer?.vatNumber ? 'standard' : 'simplified';
           await (await eInvoice()).seal(ctx, doc, 'invoice', totals);
-          await markForZatca(ctx, doc);
+          markForZatca(doc);
         } else {
           for (const k of ['lines', 'taxBreakdown', 'currency', 'number', 'counter', 'uuid', 'kind', 'issuedAt', 'previousHash', 'hash', 'qr', 'signatureValue', 'signingCertificate']) {
             if (previous[k] !== undefined) doc[k] = previous[k];

@@ -17,9 +17,13 @@ import { TYPE_OF, documentNumber, type DocumentKind } from './e-invoice-kinds.ts
 
 export const SUBMIT_JOB = 'submitToZatca';
 
-/** In the issuing write, once the document is sealed: it waits for ZATCA when the company is onboarded (before, nothing is submitted and it has no status). */
-export async function markForZatca(ctx: AppContext, doc: Record<string, unknown>): Promise<void> {
-  if (doc.hash && (await zatcaAccount(ctx))) doc.zatcaStatus = 'pending';
+/**
+ * In the issuing write, once the document is sealed: stamped means the company was onboarded
+ * (e-invoice.ts stamps then, and only then), and a stamped document waits for ZATCA. Before
+ * onboarding nothing is submitted and a document has no status.
+ */
+export function markForZatca(doc: Record<string, unknown>): void {
+  if (typeof doc.signatureValue === 'string') doc.zatcaStatus = 'pending';
 }
 
 /** After the issuing write made the document, in the same unit of work: its submission, once per document. */
