@@ -15,9 +15,6 @@ const { privateKeyPem, csrPem } = makeKeyAndCsr({
 const certificatePem = issueCertificate(csrPem, ca);
 const certBase64 = certificatePem.replace(/-----[A-Z ]+-----/g, '').replace(/\s/g, '');
 
-/** The key the CSR was made with, and the certificate the CSID carries: what a company's ZATCA account keeps. */
-export const SIGNING = { privateKeyPem, certificatePem };
-
 /** The production CSID as ZATCA's answer carries it: the certificate's base64, base64-encoded again, and a secret. */
 export const CSID = { binarySecurityToken: Buffer.from(certBase64, 'utf8').toString('base64'), secret: randomBytes(24).toString('base64') };
 // The token is what the zatca module reads back as the certificate it stamps with.
