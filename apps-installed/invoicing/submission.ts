@@ -40,7 +40,9 @@ export function takeZatcaAnswer(doc: Record<string, unknown>, previous: Doc): vo
   if (a?.id === previous.id) Object.assign(doc, a.fields);
 }
 
-const message = (type: 'error' | 'warning') => (m: ZatcaMessage) => ({ type, code: m.code, ...(m.category ? { category: m.category } : {}), message: m.message });
+// Within the fields' bounds (a longer answer would fail every attempt to write it).
+const cut = (text: string, max: number) => (text.length > max ? `${text.slice(0, max - 1)}…` : text);
+const message = (type: 'error' | 'warning') => (m: ZatcaMessage) => ({ type, code: cut(m.code, 200), ...(m.category ? { category: cut(m.category, 200) } : {}), message: cut(m.message, 2000) });
 
 /** The answer that settles the document, or a throw that makes the job try again. */
 function settled(r: SubmissionResult) {
@@ -69,7 +71,7 @@ export async function submitToZatca(payload: { kind: DocumentKind; id: string },
   // Clearance switched off by ZATCA (303): the document is reported instead, as its API says.
   if (result.outcome === 'clearance_off') result = await submit('reporting', sent, opts);
   const { zatcaStatus, messages, clearedXml } = settled(result);
-  const fields = { zatcaStatus, ...(messages.length ? { zatcaMessages: messages } : {}), ...(clearedXml !== undefined ? { clearedXml } : {}) };
+  const fields = { zatcaStatus, ...(messages.length ? { zatcaMessages: messages.slice(0, 100) } : {}), ...(clearedXml !== undefined ? { clearedXml } : {}) };
   // An update naming a field as it is: the document's hooks keep what was issued and take the answer.
   const same = payload.kind === 'invoice' ? { customerId: doc.customerId } : { reason: doc.reason };
   await answering.run({ id: doc.id, fields }, () => docs.update(doc.id, same));
