@@ -98,7 +98,7 @@ export function DocDetail({ resource, id }: { resource: string; id: string }) {
             .map((f) => {
               const ext = f.mediaType.split('/')[1]?.split(/[+;]/)[0] ?? f.name;
               return (
-                <button type="button" disabled={busy} title={f.summary} data-download={f.name} onClick={() => void fetchFile(f.name, ext)}>
+                <button type="button" disabled={busy} data-download={f.name} onClick={() => void fetchFile(f.name, ext)}>
                   {t('doc.download', { format: ext.toUpperCase() })}
                 </button>
               );
