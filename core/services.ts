@@ -134,6 +134,7 @@ export async function withApps(core: CoreServices, opts: ServiceOptions = {}): P
   const lifecycle = new Lifecycle({ db: storage.db, runtime, uow, installs: storage.installs, changes: storage.changes, companies, clock });
   const catalogue = new CatalogueService(runtime, uow);
   const sources = opts.sources ?? firstPartySources();
+  await runtime.secrets.resealStale((fn) => storage.db.transaction(fn));
   const { refused } = await runtime.loadAll(sources);
   for (const r of refused) log(r.error, 'app refused at boot', { appId: r.appId });
   const packageDeps = { runtime, storage, clock, dataDir: config.dataDir };

@@ -12,6 +12,7 @@ import { SYSTEM_ACTOR } from '../core/kernel/actor.ts';
 import { invoiceHash, parseQr, readCertificate, submitInvoice } from '../apps-installed/invoicing/zatca/index.ts';
 import { zatcaAccount } from '../apps-installed/invoicing/zatca-account.ts';
 import { startZatcaStandIn, type StandIn } from './zatca-stand-in.ts';
+import { closedPort } from './zatca-stand-in-onboarding.ts';
 import { validateUbl } from './zatca-ubl-schema.ts';
 import { ARABIC, createCompany, createCustomer, expectError, makeHost, type Client, type TestCompany } from './helpers.ts';
 
@@ -99,14 +100,31 @@ describe('onboarding with ZATCA and stamping at issue', () => {
   });
 
   it('answers ZATCA not answering as CONFLICT (zatca_unavailable), and a base URL that is not http as VALIDATION_ERROR', async () => {
-    await api.patch('/api/v1/apps/invoicing/settings', { zatcaBaseUrl: 'http://127.0.0.1:9' });
+    await api.patch('/api/v1/apps/invoicing/settings', { zatcaBaseUrl: await closedPort() });
     const down = expectError(await onboard({ otp: zatca.onboarding.otp }), 409, 'CONFLICT');
     expect(down.details[0]).toMatchObject({ reason: 'zatca_unavailable', step: 'compliance', httpStatus: null });
+    expect(down.message).toContain('ZATCA did not answer the compliance CSID request (ECONNREFUSED)');
     await api.patch('/api/v1/apps/invoicing/settings', { zatcaBaseUrl: 'ftp://zatca.example' });
     const ftp = expectError(await onboard({ otp: zatca.onboarding.otp }), 400, 'VALIDATION_ERROR');
     expect(ftp.details[0]).toMatchObject({ in: 'settings', pointer: '/zatcaBaseUrl', rule: 'format' });
     await api.patch('/api/v1/apps/invoicing/settings', { zatcaBaseUrl: zatca.url });
     expect(await secrets()).toEqual([]);
+  });
+
+  it('answers a compliance check ZATCA refuses as CONFLICT naming the sample, with ZATCA’s messages, and keeps nothing', async () => {
+    zatca.onboarding.refuse.add('381 0200000');
+    const err = expectError(await onboard({ otp: zatca.onboarding.otp }), 409, 'CONFLICT');
+    zatca.onboarding.refuse.clear();
+    expect(err.details).toEqual([{
+      reason: 'zatca_refused', step: 'complianceInvoices', sample: 'simplified credit', httpStatus: 400,
+      messages: [{ code: 'BR-KSA-37', message: 'The seller address building number must contain 4 digits.' }],
+    }]);
+    expect(err.message).toContain("ZATCA's compliance checks refused the sample simplified credit: BR-KSA-37");
+    expect(zatca.onboarding.checks.map((c) => c.status)).toEqual([200, 200, 200, 200, 400]);
+    expect(zatca.onboarding.production).toHaveLength(0);
+    expect(await secrets()).toEqual([]);
+    zatca.onboarding.checks.length = 0;
+    zatca.onboarding.otp = '654321';
   });
 
   it('onboards: compliance CSID, a stamped sample of each of the six documents, production CSID; answers the certificate, never a secret', async () => {
@@ -206,11 +224,13 @@ describe('onboarding with ZATCA and stamping at issue', () => {
     expect(docs.map((d) => d.counter)).toEqual(Array.from({ length: 50 }, (_, i) => docs[0].counter + i));
   });
 
-  it('serves the stamped XML, byte for byte the same each time, hashing to the stored hash and valid against the UBL 2.1 schemas', async () => {
+  it('serves the stamped XML of each kind, byte for byte the same each time, hashing to the stored hash and valid against the UBL 2.1 schemas', async () => {
     const standard = await issue(b2b.id);
     const credit = (await api.post('/api/v1/credit-notes', { invoiceId: standard.id, reason: 'Returned', lines: [line(1, 100)] })).json().data;
+    const debit = (await api.post('/api/v1/debit-notes', { invoiceId: standard.id, reason: 'Freight not billed', lines: [line(1, 40)] })).json().data;
+    const simplified = await issue(b2c.id);
     const xmls: string[] = [];
-    for (const [path, doc] of [['invoices', standard], ['credit-notes', credit]] as const) {
+    for (const [path, doc] of [['invoices', standard], ['credit-notes', credit], ['debit-notes', debit], ['invoices', simplified]] as const) {
       const first = await api.get(`/api/v1/${path}/${doc.id}/xml`);
       const again = await api.get(`/api/v1/${path}/${doc.id}/xml`);
       expect(first.statusCode, first.body).toBe(200);
@@ -225,5 +245,26 @@ describe('onboarding with ZATCA and stamping at issue', () => {
     const { valid, errors } = await validateUbl(xmls);
     expect(errors).toEqual([]);
     expect(valid).toBe(true);
+    // The PDF carries the same QR (its image decoded in test/invoice-pdf.test.ts, tags 1–9 included).
+    const pdf = await api.get(`/api/v1/invoices/${standard.id}/pdf`);
+    expect(pdf.statusCode).toBe(200);
+    expect(pdf.headers['content-type']).toMatch(/^application\/pdf/);
+  });
+  it('onboards again with a new OTP: a new key and certificate stamp what is issued next; what was stamped before keeps its own', async () => {
+    const before = await issue(b2b.id);
+    const beforeXml = (await api.get(`/api/v1/invoices/${before.id}/xml`)).body;
+    zatca.onboarding.otp = '777777';
+    const res = await onboard({ otp: '777777', gateway: 'sandbox' });
+    expect(res.statusCode, res.body).toBe(200);
+    const second = zatca.onboarding.production.at(-1)!;
+    expect(res.json().data).toMatchObject({ gateway: 'sandbox', certificate: { serialNumber: readCertificate(second.certificatePem).serialNumber } });
+    expect(await secrets()).toHaveLength(1);
+    const after = await issue(b2b.id);
+    expect(after.previousHash).toBe(before.hash);
+    expect(after.signingCertificate).toBe(readCertificate(second.certificatePem).base64);
+    expect(before.signingCertificate).not.toBe(after.signingCertificate);
+    expect((await api.get(`/api/v1/invoices/${before.id}/xml`)).body).toBe(beforeXml);
+    const q = parseQr(after.qr);
+    expect(createVerify('sha256').update(Buffer.from(after.hash, 'base64')).verify(createPublicKey({ key: Buffer.from(q.publicKey!), format: 'der', type: 'spki' }), Buffer.from(after.signatureValue, 'base64'))).toBe(true);
   });
 });

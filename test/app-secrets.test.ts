@@ -74,12 +74,17 @@ describe("apps' sealed secrets", () => {
     await ctx(b, 'invoicing').secrets.delete('stolen');
   });
 
-  it('is re-sealed with a new key by a rotation, and then opens with the new key alone', async () => {
+  it('is re-sealed with a new key by a rotation (and at boot by a ring whose first key is new), and then opens with the new key alone', async () => {
     const newKey = generateKey();
     const ring = new SecretBox([newKey, firstKey]);
     const before = await rows();
     expect(await host.storage.db.transaction(() => resealAppSecrets(host.storage.appSecrets, ring))).toBe(before.length);
     expect(await host.storage.db.transaction(() => resealAppSecrets(host.storage.appSecrets, ring))).toBe(0);
+    // A host booting with the new key first re-seals the same way (here back to the first key).
+    const booted = new AppSecrets(host.storage.appSecrets, host.clock, { box: new SecretBox([firstKey, newKey]) });
+    expect(await booted.resealStale((fn) => host.storage.db.transaction(fn))).toBe(before.length);
+    expect(await booted.resealStale((fn) => host.storage.db.transaction(fn))).toBe(0);
+    expect(await host.storage.db.transaction(() => resealAppSecrets(host.storage.appSecrets, ring))).toBe(before.length);
     const newOnly = new AppSecrets(host.storage.appSecrets, host.clock, { box: new SecretBox([newKey]) });
     expect(await newOnly.get(a.id, 'invoicing', 'zatca.key')).toBe(`${PRIVATE_KEY} `);
     expect(await newOnly.get(b.id, 'invoicing', 'zatca.key')).toBe('beta');

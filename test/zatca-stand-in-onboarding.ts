@@ -1,6 +1,6 @@
 // The onboarding half of the ZATCA stand-in (test/zatca-stand-in.ts serves it beside submission):
 // ZATCA's compliance CSID, compliance checks and production CSID, answering as its published API
-// does, with real certificates from a local CA (zatca/test-ca.ts):
+// does, with real certificates from a local CA (apps-installed/invoicing/zatca/test-ca.ts):
 //   POST /compliance            `OTP` header (400 Invalid-OTP unless it is the OTP the portal
 //                               "gave": `otp`, used once), `{ csr }` (base64 PEM; 400 Invalid-CSR
 //                               if its signature does not verify) → requestID, the certificate
@@ -8,12 +8,15 @@
 //   POST /compliance/invoices   Basic auth with a compliance CSID (401 otherwise); the XML must
 //                               hash to invoiceHash, carry uuid, the seller's VAT number must be
 //                               the CSR's, and its stamp must verify with that CSID's certificate
-//                               (400 with ZATCA-like messages otherwise) → PASS, REPORTED/CLEARED
+//                               (400 with ZATCA-like messages otherwise; `refuse` names kinds to
+//                               refuse besides) → PASS, REPORTED/CLEARED
 //   POST /production/csids      Basic auth with the compliance CSID, `{ compliance_request_id }`
 //                               of it; refused (400) until a sample of each kind the CSR's title
 //                               names passed → the production CSID (a new certificate for the
 //                               same key), which the submission endpoints then accept.
 import { createVerify, randomBytes, randomUUID } from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { invoiceHash, issueCertificate, makeTestCa, pemBody, readCertificate, readCsr, type TestCa } from '../apps-installed/invoicing/zatca/index.ts';
 
 const UID = '0.9.2342.19200300.100.1.1';
@@ -38,6 +41,8 @@ export interface OnboardingStandIn {
   ca: TestCa;
   /** The OTP the stand-in accepts next (the portal's); each is used once. */
   otp: string;
+  /** Kinds ("381 0200000") whose compliance checks are refused (BR-KSA-37), as a profile ZATCA finds wrong would be. */
+  refuse: Set<string>;
   compliance: IssuedCsid[];
   checks: ComplianceCheck[];
   production: IssuedCsid[];
@@ -72,7 +77,7 @@ export function onboardingStandIn(otp = '123345'): OnboardingStandIn & {
   /** Whether `authorization` is a production CSID this stand-in issued. */
   accepts(authorization: string | undefined): boolean;
 } {
-  const s: OnboardingStandIn = { ca: makeTestCa(), otp, compliance: [], checks: [], production: [] };
+  const s: OnboardingStandIn = { ca: makeTestCa(), otp, refuse: new Set(), compliance: [], checks: [], production: [] };
   const passed = new Map<string, Set<string>>();
   const complianceBy = (authorization: unknown) => s.compliance.find((c) => basicOf(c) === authorization);
 
@@ -114,6 +119,7 @@ export function onboardingStandIn(otp = '123345'): OnboardingStandIn & {
     const verified = !!signature && !!hash && certificate === pemBody(csid.certificatePem)
       && createVerify('sha256').update(Buffer.from(hash, 'base64')).verify(readCertificate(csid.certificatePem).x509.publicKey, Buffer.from(signature, 'base64'));
     if (!verified) errors.push(msg('signature-verification', 'The invoice signature does not verify with the certificate of the compliance CSID'));
+    if (s.refuse.has(kind)) errors.push(msg('BR-KSA-37', 'The seller address building number must contain 4 digits.'));
     s.checks.push({ kind, status: errors.length ? 400 : 200, errors: errors.map((e) => e.code) });
     const simplified = code?.[1].startsWith('02');
     const statusKey = simplified ? 'reportingStatus' : 'clearanceStatus';
@@ -144,4 +150,13 @@ export function onboardingStandIn(otp = '123345'): OnboardingStandIn & {
     },
     accepts: (authorization: string | undefined) => s.production.some((c) => basicOf(c) === authorization),
   });
+}
+
+/** A loopback URL nothing listens on (a port just freed): ZATCA unreachable. */
+export async function closedPort(): Promise<string> {
+  const server = http.createServer();
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((r) => server.close(r));
+  return `http://127.0.0.1:${port}`;
 }

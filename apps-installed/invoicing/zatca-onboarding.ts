@@ -8,7 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import { AppError, type AppContext } from 'diwan/sdk';
 import {
-  buildXml, certificateFromSecurityToken, checkCompliance, INITIAL_PIH, makeKeyAndCsr, readCertificate, requestComplianceCsid, requestProductionCsid, sign,
+  buildXml, checkCompliance, INITIAL_PIH, makeKeyAndCsr, readCertificate, requestComplianceCsid, requestProductionCsid, sign,
   ZATCA_BASE_URLS, type CsrInfo, type OnboardingFailure, type Party, type ZatcaDocument, type ZatcaGateway,
 } from './zatca/index.ts';
 import { seller } from './e-invoice.ts';
@@ -159,12 +159,11 @@ export async function onboard(ctx: AppContext, input: OnboardInput): Promise<Zat
 
   const compliance = await requestComplianceCsid(csrBase64, input.otp, opts);
   if (!compliance.ok) throw failure(ctx, 'compliance', compliance);
-  const complianceCertificate = certificateFromSecurityToken(compliance.csid.binarySecurityToken);
 
   let previousHash = INITIAL_PIH;
   const supplier = seller(ctx);
   for (const doc of samples(ctx, supplier)) {
-    const signed = sign(buildXml({ ...doc, previousHash }), { privateKeyPem, certificatePem: complianceCertificate, signingTime: new Date(ctx.clock.now()) });
+    const signed = sign(buildXml({ ...doc, previousHash }), { privateKeyPem, certificatePem: compliance.csid.certificatePem, signingTime: new Date(ctx.clock.now()) });
     previousHash = signed.hash;
     const checked = await checkCompliance({ uuid: doc.uuid, invoiceHash: signed.hash, xml: signed.xml }, compliance.csid, opts);
     if (!checked.ok) throw failure(ctx, 'complianceInvoices', checked, `${doc.subtype} ${doc.kind}`);
@@ -175,7 +174,7 @@ export async function onboard(ctx: AppContext, input: OnboardInput): Promise<Zat
   const account: StoredZatcaAccount = {
     gateway,
     baseUrl: opts.baseUrl,
-    certificatePem: certificateFromSecurityToken(production.csid.binarySecurityToken),
+    certificatePem: production.csid.certificatePem,
     privateKeyPem,
     credentials: { binarySecurityToken: production.csid.binarySecurityToken, secret: production.csid.secret },
     onboardedAt: ctx.clock.iso(),

@@ -2,7 +2,8 @@
 // secret), sealed with the host's secret box (core/kernel/secret-box.ts, the ring that seals the
 // webhook secrets) and bound, as the cipher's additional data, to their company, app and name: a
 // row copied to another company or app does not open. Values are never logged, and no route of
-// the host answers them; `diwan secrets rotate-key` re-seals them with the new key.
+// the host answers them; `diwan secrets rotate-key` re-seals them with the new key, and a host
+// re-seals at boot what an older key of its ring sealed.
 import { SecretBox, SecretBoxError, generateKey, loadSecretBox } from '../kernel/secret-box.ts';
 import type { AppSecretsRepo } from '../storage/repos/app-secrets.ts';
 import type { Clock } from '../kernel/clock.ts';
@@ -54,6 +55,17 @@ export class AppSecrets {
 
   delete(companyId: string, appId: string, name: string): Promise<boolean> {
     return this.repo.delete(companyId, appId, name);
+  }
+
+  /**
+   * At boot, as the webhook sealer does: re-seals with the current key what an older key sealed
+   * (a new key put first in DIWAN_SECRET_KEY). The ring is read only when there is a secret.
+   */
+  async resealStale(transaction: <T>(fn: () => Promise<T>) => Promise<T>): Promise<number> {
+    const rows = await this.repo.all();
+    if (!rows.length) return 0;
+    const box = this.ring();
+    return rows.some((r) => box.needsReencrypt(r.value)) ? transaction(() => resealAppSecrets(this.repo, box)) : 0;
   }
 }
 

@@ -13,12 +13,15 @@
  * with errors) is `refused` with its messages; a 5xx, a 429, a time-out or a network failure is
  * `unavailable` (nothing came of it: the caller may try again).
  */
+import { certificateFromSecurityToken } from './certificate.ts';
 
 export interface Csid {
   /** ZATCA's `requestID`: the compliance request a production CSID is asked for with. */
   requestId: string;
   binarySecurityToken: string;
   secret: string;
+  /** The certificate `binarySecurityToken` carries, as PEM. */
+  certificatePem: string;
 }
 
 export interface OnboardingMessage {
@@ -79,7 +82,13 @@ function csidOf(body: Record<string, any> | undefined, httpStatus: number): Onbo
   if (typeof binarySecurityToken !== 'string' || typeof secret !== 'string' || requestID === undefined || requestID === null) {
     return { ok: false, outcome: 'unavailable', httpStatus, detail: 'the answer carries no requestID, binarySecurityToken and secret' };
   }
-  return { ok: true, csid: { requestId: String(requestID), binarySecurityToken, secret } };
+  let certificatePem: string;
+  try {
+    certificatePem = certificateFromSecurityToken(binarySecurityToken);
+  } catch (err) {
+    return { ok: false, outcome: 'unavailable', httpStatus, detail: (err as Error).message };
+  }
+  return { ok: true, csid: { requestId: String(requestID), binarySecurityToken, secret, certificatePem } };
 }
 
 async function call(
@@ -100,8 +109,8 @@ async function call(
     });
     text = await res.text();
   } catch (err) {
-    const e = err as Error & { cause?: { code?: string } };
-    return { ok: false, outcome: 'unavailable', httpStatus: null, detail: e.name === 'TimeoutError' ? 'no answer in time' : (e.cause?.code ?? e.message) };
+    const e = err as Error & { cause?: { code?: string; message?: string } };
+    return { ok: false, outcome: 'unavailable', httpStatus: null, detail: e.name === 'TimeoutError' ? 'no answer in time' : (e.cause?.code ?? e.cause?.message ?? e.message) };
   }
   const parsed = parse(text);
   if (res.status === 200 || res.status === 202) return { ok: true, httpStatus: res.status, body: parsed };
