@@ -205,6 +205,12 @@ export interface AppRoute<S extends RouteSchemas = RouteSchemas> {
   errors?: string[];
   /** The media type of its success answer when not JSON (`application/xml`, `application/pdf`): the handler's `body` is sent as it is. */
   produces?: string;
+  /**
+   * For a `GET /<resource>/:id/<name>` route that `produces` a file of a document (its PDF): the
+   * document field whose presence means the file exists. The console offers the download on the
+   * document's page once the document has that field (always, without it).
+   */
+  offeredWhen?: string;
   handler(req: RouteRequest<NoInfer<S>>, ctx: AppContext): RouteReply | Promise<RouteReply>;
 }
 

@@ -25,3 +25,21 @@ export class AppError extends Error {
 export function fieldError(pointer: string, rule: string, message: string, extra: Record<string, unknown> = {}): AppError {
   return new AppError('VALIDATION_ERROR', [{ in: 'body', pointer, rule, message, ...extra }], { summary: message });
 }
+
+const RETRY_BRAND = Symbol.for('diwan.retry-later');
+
+/**
+ * Thrown by a job handler when the other side asked to be called again later (a 429's or 503's
+ * Retry-After): the attempt fails as any throw does, and the next one waits at least `afterMs`
+ * (at most an hour), or the ladder's step when that is longer. It still uses a step of the ladder.
+ */
+export class RetryLater extends Error {
+  readonly [RETRY_BRAND] = true;
+  constructor(
+    message: string,
+    readonly afterMs: number,
+  ) {
+    super(message);
+    this.name = 'RetryLater';
+  }
+}

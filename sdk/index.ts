@@ -6,7 +6,7 @@ export type {
 } from './define-app.ts';
 export type { Manifest, DocumentTypeDecl, FieldDecl, EventFamilyDecl, TopicDecl, PermissionDecl, MenuDecl, Role, SourceDecl, ScheduleDecl, AggregateDecl, WhenDecl } from '../manifests/manifest.schema.ts';
 export { multiplyToMinor, toMinor, fromMinor, roundMoney, minorDigits } from './money.ts';
-export { AppError, fieldError } from './errors.ts';
+export { AppError, fieldError, RetryLater } from './errors.ts';
 export {
   verifySignature, verifyStandardSignature, verifyWebhook, standardSecret, SIGNATURE_HEADER, STANDARD_HEADERS,
   type VerifyResult, type VerifyFailure, type VerifyOptions, type StandardVerifyOptions,

@@ -40,7 +40,7 @@ describe('document types for clients', () => {
       ['amount', true], ['taxRate', true], ['taxAmount', true], ['amountWithTax', true],
     ]);
     expect(field('lines').fields[1]).toMatchObject({ type: 'number', minimum: 0, label: 'Quantity' });
-    expect(invoice.sort).toEqual(['createdAt', '-createdAt', 'customerId', '-customerId', 'number', '-number', 'counter', '-counter', 'state', '-state']);
+    expect(invoice.sort).toEqual(['createdAt', '-createdAt', 'customerId', '-customerId', 'number', '-number', 'counter', '-counter', 'zatcaStatus', '-zatcaStatus', 'state', '-state']);
 
     const ar = await types('Viewer', 'ar');
     expect(ar).toMatchObject({ lang: 'ar', dir: 'rtl' });

@@ -11,11 +11,12 @@
 //
 // What each accepted-looking request gets is scripted, one answer per request in order
 // (`next(...)`), `accept` when none is left:
-//   accept     200, CLEARED with the cleared XML / REPORTED
+//   accept     200, CLEARED with the cleared XML (`clearedOf`) / REPORTED
 //   warn       202, the same with a warning (BR-KSA-08: the seller's identification)
 //   reject     400, NOT_CLEARED / NOT_REPORTED with two of ZATCA's error messages
 //   error500   500, as ZATCA's gateway answers a fault
 //   busy429    429 with Retry-After: 7
+//   clearanceOff  303 to a clearance (ZATCA has clearance switched off: report it instead)
 //   timeout    never answers (the request is not processed either)
 //   hold       processes the document (it is cleared/reported) and never answers: the caller
 //              cannot know; a resubmission is then a duplicate
@@ -24,7 +25,11 @@ import type { AddressInfo } from 'node:net';
 import { invoiceHash } from '../apps-installed/invoicing/zatca/index.ts';
 import { onboardingStandIn, type OnboardingStandIn } from './zatca-stand-in-onboarding.ts';
 
-export type Answer = 'accept' | 'warn' | 'reject' | 'error500' | 'busy429' | 'timeout' | 'hold';
+export type Answer = 'accept' | 'warn' | 'reject' | 'error500' | 'busy429' | 'clearanceOff' | 'timeout' | 'hold';
+
+/** The XML as the stand-in clears it: the submitted one with its mark, so that a test tells the two apart (ZATCA adds its stamp). */
+export const clearedOf = (xml: string) => `${xml}\n<!-- cleared by the ZATCA stand-in -->`;
+const cleared = (invoice: string) => Buffer.from(clearedOf(Buffer.from(invoice, 'base64').toString('utf8')), 'utf8').toString('base64');
 
 export interface Received {
   mode: 'clearance' | 'reporting' | 'unknown';
@@ -115,7 +120,7 @@ export async function startZatcaStandIn(credentials = { binarySecurityToken: Buf
       if (done.get(body.uuid) === body.invoiceHash) {
         const dup = msg('WARNING', 'Invoice-Warning', 'Duplicate-Invoice', 'Invoice Hash Previously submitted.');
         return mode === 'clearance'
-          ? send(208, { validationResults: { infoMessages: [XSD_OK], warningMessages: [dup], errorMessages: [], status: 'WARNING' }, clearanceStatus: 'CLEARED', clearedInvoice: body.invoice })
+          ? send(208, { validationResults: { infoMessages: [XSD_OK], warningMessages: [dup], errorMessages: [], status: 'WARNING' }, clearanceStatus: 'CLEARED', clearedInvoice: cleared(body.invoice!) })
           : send(409, { message: 'Invoice Hash Previously Submitted', reportingStatus: 'REPORTED_SUCCESSFULLY_EARLIER' });
       }
       const answer = script.shift() ?? 'accept';
@@ -123,7 +128,7 @@ export async function startZatcaStandIn(credentials = { binarySecurityToken: Buf
         done.set(body.uuid!, body.invoiceHash!);
         send(status, {
           validationResults: { infoMessages: [XSD_OK], warningMessages: warnings, errorMessages: [], status: warnings.length ? 'WARNING' : 'PASS' },
-          ...(mode === 'clearance' ? { clearanceStatus: 'CLEARED', clearedInvoice: body.invoice } : { reportingStatus: 'REPORTED' }),
+          ...(mode === 'clearance' ? { clearanceStatus: 'CLEARED', clearedInvoice: cleared(body.invoice!) } : { reportingStatus: 'REPORTED' }),
         });
       };
       switch (answer) {
@@ -132,6 +137,7 @@ export async function startZatcaStandIn(credentials = { binarySecurityToken: Buf
         case 'reject': return refuse(REJECTION);
         case 'error500': return send(500, { code: 'Internal-Server-Error', message: 'Something went wrong, please try again later' });
         case 'busy429': return send(429, { message: 'Too many requests' }, { 'retry-after': '7' });
+        case 'clearanceOff': return mode === 'clearance' ? send(303, { message: 'Clearance is deactivated: submit the invoice to /invoices/reporting/single' }) : accepted(200, []);
         case 'hold':
           done.set(body.uuid, body.invoiceHash);
           held.add(res);

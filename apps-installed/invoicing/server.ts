@@ -6,7 +6,8 @@
 import { randomUUID } from 'node:crypto';
 import { defineApp, route, fieldError, AppError, fromMinor, minorDigits, toMinor, type AppContext, type Doc } from 'diwan/sdk';
 import { priceLines } from './vat.ts';
-import { TYPE_OF, type DocumentKind } from './e-invoice-kinds.ts';
+import { TYPE_OF, documentNumber, type DocumentKind } from './e-invoice-kinds.ts';
+import { SUBMIT_JOB, enqueueSubmission, markForZatca, submitToZatca, takeZatcaAnswer } from './submission.ts';
 import { zatcaRoutes } from './zatca-routes.ts';
 
 /** The e-invoice and PDF code (zatca/, pdf/ and their libraries), loaded when first used. */
@@ -85,6 +86,15 @@ function noteHooks(series: string, kind: DocumentKind) {
       const totals = priceLines(doc, ctx);
       Object.assign(doc, { customerId: inv.customerId, kind: inv.kind, date: ctx.clock.today() });
       await (await eInvoice()).seal(ctx, doc, kind, totals);
+      markForZatca(doc);
+    },
+    beforeUpdate(doc: Record<string, unknown>, previous: Doc) {
+      // An issued note never changes (its fields are locked, what it computed is kept): only ZATCA's answer is written on it.
+      for (const [k, v] of Object.entries(previous)) if (!['id', 'state', 'createdAt', 'updatedAt'].includes(k)) doc[k] = v;
+      takeZatcaAnswer(doc, previous);
+    },
+    beforeDelete(doc: Doc, ctx: AppContext) {
+      throw new AppError('CONFLICT', [{ reason: 'locked', state: doc.state }], { reason: ctx.t('noteLocked', { state: doc.state }) });
     },
   };
 }
@@ -100,24 +110,38 @@ const eInvoiceRoutes = (Object.keys(RESOURCE) as DocumentKind[]).flatMap((kind) 
     return doc;
   };
   const params = { type: 'object', required: ['id'], properties: { id: { type: 'string', maxLength: 64 } } } as const;
+  /** Saved under the document's number: `INV-000042.pdf`. */
+  const file = (doc: Doc, ext: string) => ({ 'content-disposition': `attachment; filename="${documentNumber(kind, doc.number)}.${ext}"` });
   return [
     route({
       method: 'GET', url: `/${resource}/:id/xml`, permission: `${resource}:read`, produces: 'application/xml', errors: ['NOT_FOUND', 'CONFLICT'],
-      summary: `The ${kind === 'invoice' ? 'invoice' : `${kind} note`}'s e-invoice: UBL 2.1 with ZATCA's fields (ICV, PIH, QR), as it was sealed at issue`,
+      offeredWhen: 'hash',
+      summary: `The ${kind === 'invoice' ? 'invoice' : `${kind} note`}'s e-invoice: UBL 2.1 with ZATCA's fields (ICV, PIH, QR); once ZATCA cleared it, the XML as ZATCA cleared it`,
+      description: 'As it was sealed at issue, until ZATCA clears it (`zatcaStatus: cleared`); from then on the cleared XML ZATCA returned, with its stamp (the document\'s `clearedXml`). A standard document is given to the buyer only in that cleared form; a simplified one as issued.',
       schema: { params, response: { 200: { type: 'string', description: 'UBL 2.1 Invoice XML' } } },
-      handler: async (req, ctx) => ({ body: await (await eInvoice()).xmlOf(ctx, await sealed(ctx, req.params.id), kind) }),
+      handler: async (req, ctx) => {
+        const doc = await sealed(ctx, req.params.id);
+        return { body: typeof doc.clearedXml === 'string' ? doc.clearedXml : await (await eInvoice()).xmlOf(ctx, doc, kind), headers: file(doc, 'xml') };
+      },
     }),
     route({
       method: 'GET', url: `/${resource}/:id/pdf`, permission: `${resource}:read`, produces: 'application/pdf', errors: ['NOT_FOUND', 'CONFLICT'],
+      offeredWhen: 'hash',
       summary: `The ${kind === 'invoice' ? 'invoice' : `${kind} note`} as a bilingual (Arabic and English) PDF with its QR code`,
       schema: { params, response: { 200: { type: 'string', format: 'binary', description: 'PDF' } } },
-      handler: async (req, ctx) => ({ body: await (await eInvoice()).pdfOf(ctx, await sealed(ctx, req.params.id), kind) }),
+      handler: async (req, ctx) => {
+        const doc = await sealed(ctx, req.params.id);
+        return { body: await (await eInvoice()).pdfOf(ctx, doc, kind), headers: file(doc, 'pdf') };
+      },
     }),
   ];
 });
 
+const debitNoteHooks = noteHooks('debit-note', 'debit');
+
 export default defineApp({
   id: 'invoicing',
+  jobs: { [SUBMIT_JOB]: submitToZatca },
   hooks: {
     invoice: {
       beforeCreate(doc, ctx) {
@@ -140,6 +164,7 @@ export default defineApp({
           const customer = await ctx.docs('customer').get(doc.customerId as string);
           doc.kind = customer?.vatNumber ? 'standard' : 'simplified';
           await (await eInvoice()).seal(ctx, doc, 'invoice', totals);
+          markForZatca(doc);
         } else {
           for (const k of ['lines', 'taxBreakdown', 'currency', 'number', 'counter', 'uuid', 'kind', 'issuedAt', 'previousHash', 'hash', 'qr', 'signatureValue', 'signingCertificate']) {
             if (previous[k] !== undefined) doc[k] = previous[k];
@@ -148,11 +173,13 @@ export default defineApp({
         doc.amountPaid = await sumFor(ctx, 'payment', previous.id, 'amount');
         doc.creditedTotal = await sumFor(ctx, 'creditNote', previous.id, 'total');
         doc.debitedTotal = await sumFor(ctx, 'debitNote', previous.id, 'total');
+        takeZatcaAnswer(doc, previous);
       },
       async afterTransition(doc, transition, ctx) {
         if (transition !== 'send') return;
         // Issued in the same unit of work as the state change; the answer to `send` is the issued invoice.
         Object.assign(doc, await refresh(ctx, doc));
+        await enqueueSubmission(ctx, doc, 'invoice');
       },
       beforeDelete(doc, ctx) {
         if (ISSUED.includes(doc.state!)) throw new AppError('CONFLICT', [{ reason: 'locked', state: doc.state }], { reason: ctx.t('lockedAfterIssue', { state: doc.state }) });
@@ -170,17 +197,20 @@ export default defineApp({
           throw new AppError('CONFLICT', [{ reason: 'over_credit', invoiceId: inv.id, ...amounts }], { reason: ctx.t('overCredit', { id: inv.number ?? inv.id, ...amounts }) });
         }
         await settle(ctx, inv.id);
+        await enqueueSubmission(ctx, doc, 'credit');
       },
     },
     debitNote: {
+      ...debitNoteHooks,
       async beforeCreate(doc, ctx) {
         // A paid invoice is closed: what was undercharged after it was paid is billed anew.
         const inv = await ctx.docs('invoice').get(doc.invoiceId as string);
         if (inv?.state === 'paid') throw new AppError('CONFLICT', [{ reason: 'paid', invoiceId: inv.id, state: inv.state }], { reason: ctx.t('debitOnPaid', { id: inv.number ?? inv.id }) });
-        await noteHooks('debit-note', 'debit').beforeCreate(doc, ctx);
+        await debitNoteHooks.beforeCreate(doc, ctx);
       },
       async afterCreate(doc, ctx) {
         await settle(ctx, doc.invoiceId as string);
+        await enqueueSubmission(ctx, doc, 'debit');
       },
     },
     payment: {

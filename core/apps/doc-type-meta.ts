@@ -51,7 +51,7 @@ const fieldMeta = {
 
 export const docTypeMetaSchema = {
   type: 'object',
-  required: ['app', 'name', 'resource', 'idPrefix', 'label', 'labelPlural', 'titleField', 'fields', 'states', 'initialState', 'transitions', 'sort', 'permissions'],
+  required: ['app', 'name', 'resource', 'idPrefix', 'label', 'labelPlural', 'titleField', 'fields', 'states', 'initialState', 'transitions', 'downloads', 'sort', 'permissions'],
   properties: {
     app: text,
     name: text,
@@ -67,6 +67,18 @@ export const docTypeMetaSchema = {
     },
     initialState: { type: ['string', 'null'] },
     lockedIn: { type: 'array', items: text, description: 'States in which a document is not updated or deleted (only its transitions change it)' },
+    downloads: {
+      type: 'array', description: "The document's files (an app's `GET /<resource>/:id/<name>` routes that answer other than JSON): the console offers each on the document's page",
+      items: {
+        type: 'object', required: ['name', 'mediaType', 'summary'],
+        properties: {
+          name: { type: 'string', description: 'The last path segment: `/api/v1/<resource>/<id>/<name>`' },
+          mediaType: text,
+          summary: text,
+          offeredWhen: { type: 'string', description: 'The field a document must have for the file to exist (absent: always)' },
+        },
+      },
+    },
     transitions: {
       type: 'array',
       items: {
@@ -168,6 +180,10 @@ export function docTypeMeta(a: LoadedApp, d: MetaDeps): Record<string, unknown>[
         ...(t.input ? { input: t.input.map((x) => field(x, false)) } : {}),
         ...(t.roles ? { roles: t.roles } : {}),
       })),
+      downloads: (a.def.routes ?? []).flatMap((x) => {
+        const name = x.method === 'GET' && x.produces ? new RegExp(`^/${r}/:id/([a-z][a-z0-9-]*)$`).exec(x.url)?.[1] : undefined;
+        return name ? [{ name, mediaType: x.produces, summary: x.summary, ...(x.offeredWhen ? { offeredWhen: x.offeredWhen } : {}) }] : [];
+      }),
       sort: ['createdAt', ...sortable, ...(decl.states ? ['state'] : [])].flatMap((s) => [s, `-${s}`]),
       permissions: { read: d.allows(`${r}:read`), create: d.allows(`${r}:create`), update: d.allows(`${r}:update`), delete: d.allows(`${r}:delete`) },
     };

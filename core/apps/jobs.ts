@@ -13,7 +13,7 @@ import type { Clock } from '../kernel/clock.ts';
 import type { Lang } from '../kernel/i18n/i18n.ts';
 import { DiwanError } from '../kernel/errors/diwan-error.ts';
 import { isoNow, newId, newSortableId } from '../kernel/ids.ts';
-import { maxAttempts, nextState } from '../webhooks/ladder.ts';
+import { maxAttempts, nextState, RETRY_AFTER_CAP_MS } from '../webhooks/ladder.ts';
 import type { Company } from '../tenancy/companies.ts';
 import type { Caller } from './doc-type.ts';
 
@@ -162,6 +162,13 @@ const errorText = (err: unknown): string => {
 
 class Fenced extends Error {}
 
+/** The wait a handler's `RetryLater` (the SDK's, recognised by its brand) asked for, or null. */
+const askedWait = (err: unknown): number | null => {
+  if (typeof err !== 'object' || err === null || (err as Record<symbol, unknown>)[Symbol.for('diwan.retry-later')] !== true) return null;
+  const ms = (err as { afterMs?: unknown }).afterMs;
+  return typeof ms === 'number' && Number.isFinite(ms) && ms > 0 ? Math.min(ms, RETRY_AFTER_CAP_MS) : null;
+};
+
 /**
  * The handler's context for one attempt: the app's context in the job's company, with the job
  * and the attempt's signal. Once the attempt is over (its time was up and it was rolled back),
@@ -304,10 +311,12 @@ export class JobRunner {
     const now = clock.now();
     const at = isoNow(now);
     const next = nextState(r.attempts, false, config.ladder, now, { jitter: config.jitter, random: this.deps.random });
+    // A RetryLater's wait is a floor under the ladder's step (never earlier than the other side asked).
+    const wait = askedWait(error);
     const text = errorText(error);
     await db
       .transaction(async () => {
-        const settled = await repo.settle(r.id, token, next.state === 'pending_retry' ? { state: 'pending', at: next.nextAttemptAt } : { state: 'failed' }, text, at);
+        const settled = await repo.settle(r.id, token, next.state === 'pending_retry' ? { state: 'pending', at: Math.max(next.nextAttemptAt, now + (wait ?? 0)) } : { state: 'failed' }, text, at);
         if (settled) await repo.insertAttempt({ jobId: r.id, companyId: r.company_id, attempt: r.attempts, startedAt, endedAt: at, durationMs: now - startedMs, outcome, error: text });
       })
       // The store is closed or unreachable: the job stays leased until its lease ends, then runs again.

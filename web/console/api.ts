@@ -125,11 +125,48 @@ async function send<T>(method: string, path: string, body: unknown, headers: Rec
   } catch {
     json = undefined;
   }
-  if (!res.ok) {
-    const e = (json as { error?: { code?: string; message?: string; details?: ErrorDetail[] } } | undefined)?.error;
-    throw new ApiError(res.status, e?.code ?? `HTTP_${res.status}`, e?.message ?? res.statusText, Array.isArray(e?.details) ? e.details : []);
-  }
+  if (!res.ok) throw failure(res, json);
   return json as T;
+}
+
+/** A refusal as the API's envelope gives it. */
+function failure(res: Response, json: unknown): ApiError {
+  const e = (json as { error?: { code?: string; message?: string; details?: ErrorDetail[] } } | undefined)?.error;
+  return new ApiError(res.status, e?.code ?? `HTTP_${res.status}`, e?.message ?? res.statusText, Array.isArray(e?.details) ? e.details : []);
+}
+
+/**
+ * Fetches a file the API answers (a document's PDF) as the signed-in person, in their company,
+ * and saves it under the name its Content-Disposition gives, else `fallbackName`.
+ */
+export async function download(path: string, fallbackName: string): Promise<void> {
+  const headers: Record<string, string> = { 'accept-language': language() };
+  if (state?.companyId) headers['x-company-id'] = state.companyId;
+  let res: Response;
+  try {
+    res = await fetch(path, { headers, credentials: 'same-origin', cache: 'no-store' });
+  } catch (err) {
+    throw new ApiError(0, 'NETWORK', (err as Error).message || 'network error');
+  }
+  if (!res.ok) {
+    const text = await res.text();
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      json = undefined;
+    }
+    throw failure(res, json);
+  }
+  const named = /filename="([^"]+)"/.exec(res.headers.get('content-disposition') ?? '')?.[1];
+  const url = URL.createObjectURL(await res.blob());
+  const a = document.createElement('a');
+  a.href = url;
+  a.download = named ?? fallbackName;
+  document.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 60_000);
 }
 
 /**

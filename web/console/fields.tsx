@@ -59,9 +59,19 @@ export function Value({ field, value, currency }: { field: FieldMeta; value: unk
     case 'lines':
       return <LinesTable field={field} rows={(value as Values[]) ?? []} currency={currency} />;
     default:
-      return <span class="pre">{String(value)}</span>;
+      // A long text (an XML document) folds away until asked for.
+      return String(value).length > LONG_TEXT ? (
+        <details>
+          <summary>{t('doc.showText')}</summary>
+          <span class="pre">{String(value)}</span>
+        </details>
+      ) : (
+        <span class="pre">{String(value)}</span>
+      );
   }
 }
+
+const LONG_TEXT = 500;
 
 export function LinesTable({ field, rows, currency }: { field: FieldMeta; rows: Values[]; currency: string }) {
   const cols = field.fields ?? [];

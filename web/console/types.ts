@@ -40,6 +40,8 @@ export interface DocTypeMeta {
   lockedIn?: string[];
   /** `input`: the body the transition takes (a lost reason), described as fields are. */
   transitions: { name: string; label: string; from: string[]; to: string; permission: string; allowed: boolean; guarded?: boolean; description?: string; input?: FieldMeta[] }[];
+  /** The document's files (its PDF): `/api/v1/<resource>/<id>/<name>`, offered once the document has `offeredWhen`. */
+  downloads: { name: string; mediaType: string; summary: string; offeredWhen?: string }[];
   sort: string[];
   permissions: { read: boolean; create: boolean; update: boolean; delete: boolean };
 }

@@ -1,12 +1,14 @@
 // Settings → Company: the seller's profile a tax invoice names (legal name in English and
 // Arabic, VAT and CR numbers, national address, VAT rate). Every member reads it; the Owner
-// changes it, and each problem the API finds is shown beside its field.
+// changes it, and each problem the API finds is shown beside its field. Below it, the company's
+// onboarding with ZATCA (company-zatca.tsx).
 import { useEffect, useState } from 'preact/hooks';
 import { api } from '../api.ts';
 import { t } from '../i18n.ts';
 import type { StringKey } from '../strings.ts';
 import { ErrorBanner, Field, Loading, Notice, PageHeader, fieldErrors, useAction, useAsync } from '../ui.tsx';
 import { useWorkspace } from '../workspace.tsx';
+import { ZatcaOnboarding } from './company-zatca.tsx';
 
 interface Company {
   id: string;
@@ -119,6 +121,7 @@ export function CompanySettings() {
           </div>
         )}
       </form>
+      <ZatcaOnboarding />
     </section>
   );
 }

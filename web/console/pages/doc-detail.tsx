@@ -2,7 +2,7 @@
 // edit and delete.
 import { useEffect, useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
-import { api, ApiError } from '../api.ts';
+import { api, ApiError, download } from '../api.ts';
 import { FieldInput, Value, forgetTitles, writable, type Values } from '../fields.tsx';
 import { formatDateTime } from '../format.ts';
 import { t } from '../i18n.ts';
@@ -64,6 +64,7 @@ export function DocDetail({ resource, id }: { resource: string; id: string }) {
     setInput({});
     setAsking(x);
   };
+  const fetchFile = (name: string, ext: string) => run(() => download(`/api/v1/${resource}/${encodeURIComponent(id)}/${name}`, `${id}.${ext}`));
   const remove = async () => {
     const removed = await run(async () => {
       await api('DELETE', `/api/v1/${resource}/${encodeURIComponent(id)}`);
@@ -91,6 +92,17 @@ export function DocDetail({ resource, id }: { resource: string; id: string }) {
             {x.label}
           </button>
         ))}
+        {current &&
+          meta.downloads
+            .filter((f) => !f.offeredWhen || (current[f.offeredWhen] !== undefined && current[f.offeredWhen] !== null))
+            .map((f) => {
+              const ext = f.mediaType.split('/')[1]?.split(/[+;]/)[0] ?? f.name;
+              return (
+                <button type="button" disabled={busy} data-download={f.name} onClick={() => void fetchFile(f.name, ext)}>
+                  {t('doc.download', { format: ext.toUpperCase() })}
+                </button>
+              );
+            })}
         {current && !locked && meta.permissions.update && (
           <a class="button" href={`/d/${resource}/${encodeURIComponent(id)}/edit`}>
             {t('action.edit')}
