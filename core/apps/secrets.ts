@@ -4,53 +4,34 @@
 // row copied to another company or app does not open. Values are never logged, and no route of
 // the host answers them; `diwan secrets rotate-key` re-seals them with the new key, and a host
 // re-seals at boot what an older key of its ring sealed.
-import { SecretBox, SecretBoxError, generateKey, loadSecretBox } from '../kernel/secret-box.ts';
+import { HostRing, type HostRingOptions, type SecretBox } from '../kernel/secret-box.ts';
 import type { AppSecretsRepo } from '../storage/repos/app-secrets.ts';
 import type { Clock } from '../kernel/clock.ts';
 import { isoNow } from '../kernel/ids.ts';
 
-export interface AppSecretsOptions {
-  /** A ring of the caller's (tests); else DIWAN_SECRET_KEY or the key file, read when a secret is first used. */
-  box?: SecretBox;
-  /** A throwaway host (`:memory:`) without DIWAN_SECRET_KEY gets a throwaway ring instead of the key file. */
-  throwaway?: boolean;
-}
+export type AppSecretsOptions = HostRingOptions;
 
 /** The additional data a value is sealed with: where it belongs. */
 const contextOf = (companyId: string, appId: string, name: string) => `app-secret:${companyId}:${appId}:${name}`;
 
 export class AppSecrets {
-  private box: SecretBox | undefined;
+  private readonly ring: HostRing;
 
   constructor(
     private readonly repo: AppSecretsRepo,
     private readonly clock: Clock,
-    private readonly opts: AppSecretsOptions = {},
+    opts: AppSecretsOptions = {},
   ) {
-    this.box = opts.box;
-  }
-
-  private ring(): SecretBox {
-    this.box ??= this.opts.throwaway && !process.env.DIWAN_SECRET_KEY ? new SecretBox([generateKey()]) : loadSecretBox().box;
-    return this.box;
+    this.ring = new HostRing(opts);
   }
 
   async get(companyId: string, appId: string, name: string): Promise<string | undefined> {
     const sealed = await this.repo.get(companyId, appId, name);
-    if (sealed === undefined) return undefined;
-    const context = contextOf(companyId, appId, name);
-    try {
-      return this.ring().decrypt(sealed, context);
-    } catch (err) {
-      // `diwan secrets rotate-key` re-sealed with a key this process has not read yet: read the ring again once.
-      if (!(err instanceof SecretBoxError) || err.reason !== 'unknown_key' || this.opts.box) throw err;
-      this.box = loadSecretBox(process.env, { create: false }).box;
-      return this.box.decrypt(sealed, context);
-    }
+    return sealed === undefined ? undefined : this.ring.decrypt(sealed, contextOf(companyId, appId, name));
   }
 
   async set(companyId: string, appId: string, name: string, value: string): Promise<void> {
-    await this.repo.set(companyId, appId, name, this.ring().encrypt(value, contextOf(companyId, appId, name)), isoNow(this.clock.now()));
+    await this.repo.set(companyId, appId, name, this.ring.encrypt(value, contextOf(companyId, appId, name)), isoNow(this.clock.now()));
   }
 
   delete(companyId: string, appId: string, name: string): Promise<boolean> {
@@ -64,7 +45,7 @@ export class AppSecrets {
   async resealStale(transaction: <T>(fn: () => Promise<T>) => Promise<T>): Promise<number> {
     const rows = await this.repo.all();
     if (!rows.length) return 0;
-    const box = this.ring();
+    const box = this.ring.current;
     return rows.some((r) => box.needsReencrypt(r.value)) ? transaction(() => resealAppSecrets(this.repo, box)) : 0;
   }
 }

@@ -267,3 +267,42 @@ function writeKeyFile(file: string, data: KeyFile, how: 'create' | 'replace'): b
     fs.rmSync(tmp, { force: true });
   }
 }
+
+/**
+ * The host's ring as its services hold it: read when first used (a throwaway ring for a
+ * throwaway host without DIWAN_SECRET_KEY), and read again once when a value was sealed with a
+ * key this process has not read yet (`diwan secrets rotate-key` ran in another process).
+ */
+export interface HostRingOptions {
+  /** A ring of the caller's (tests); else DIWAN_SECRET_KEY or the key file. */
+  box?: SecretBox;
+  /** A throwaway host (`:memory:`) without DIWAN_SECRET_KEY gets a throwaway ring instead of the key file. */
+  throwaway?: boolean;
+}
+
+export class HostRing {
+  private box: SecretBox | undefined;
+
+  constructor(private readonly opts: HostRingOptions = {}) {
+    this.box = opts.box;
+  }
+
+  get current(): SecretBox {
+    this.box ??= this.opts.throwaway && !process.env.DIWAN_SECRET_KEY ? new SecretBox([generateKey()]) : loadSecretBox().box;
+    return this.box;
+  }
+
+  encrypt(value: string, context: string): string {
+    return this.current.encrypt(value, context);
+  }
+
+  decrypt(sealed: string, context: string): string {
+    try {
+      return this.current.decrypt(sealed, context);
+    } catch (err) {
+      if (!(err instanceof SecretBoxError) || err.reason !== 'unknown_key' || this.opts.box) throw err;
+      this.box = loadSecretBox(process.env, { create: false }).box;
+      return this.box.decrypt(sealed, context);
+    }
+  }
+}
