@@ -17,7 +17,7 @@ import { DiwanError } from '../kernel/errors/diwan-error.ts';
 import { compileFor, check, validationError, ajvDetails, unstorableDetails } from '../kernel/validation.ts';
 import { buildDocSchemas, eventPayloadSchema, isReadOnly, type DocSchemas } from './doc-schemas.ts';
 import { appFault } from './app-fault.ts';
-import { buildRules, hasExpressions, readsRef, type CompiledRules } from './rules/document-rules.ts';
+import { buildRules, hasExpressions, readsRef, rulesRead, type CompiledRules } from './rules/document-rules.ts';
 import { applyDefaults, applySet, brokenRules, celActivation, computeInto, conditionHolds, guardHolds, transitionScope, type Refs, type RuleScope } from './rules/evaluate.ts';
 import { aggregateDeltas, addToAggregate, type AggregatedBy, type Deltas } from './rules/aggregates.ts';
 import { currencyDigits } from '../tenancy/companies.ts';
@@ -439,14 +439,14 @@ export class DocType {
   }
 
   /** Emits the events whose source this write is. */
-  private async emit(w: Work, on: 'create' | 'update' | 'delete' | 'transition', full: Doc, fullPrevious?: Doc, transition?: string, caller?: Caller): Promise<void> {
+  private async emit(w: Work, on: 'create' | 'update' | 'delete' | 'transition' | 'derived', full: Doc, fullPrevious?: Doc, transition?: string, caller?: Caller): Promise<void> {
     const doc = this.redact(full);
     const previous = this.redact(fullPrevious);
     for (const t of this.deps.topics) {
       const s = t.source;
       if (s.on === on && (on !== 'transition' || s.transition === transition)) {
         if (!s.when || this.when(s.when, doc, caller)) await w.emit(t.topic, on === 'transition' ? { ...doc, previous: { state: previous?.state ?? null } } : doc);
-      } else if (s.on === 'change' && previous && (on === 'update' || on === 'transition')) {
+      } else if (s.on === 'change' && previous && (on === 'update' || on === 'transition' || on === 'derived')) {
         const field = s.field!;
         const before = previous[field] ?? null;
         const after = doc[field] ?? null;
@@ -487,10 +487,10 @@ export class DocType {
   }
 
   /**
-   * A child's write moved some of this document's aggregates: the change goes through this
-   * type's own write path (locks, computed fields, validations, hooks, audit, events). A parent
-   * whose state locks it (or the aggregate) refuses the child's write with CONFLICT naming it;
-   * a parent rule the new totals break refuses it too.
+   * A child's write moved some of this document's aggregates, on the row locked to the commit:
+   * its computed fields, validations and bounds follow, and the `change` topics of what moved. A
+   * parent whose state locks it (or the aggregate) refuses the child's write with CONFLICT naming
+   * it; a parent rule the new totals break refuses it too.
    */
   async refreshAggregates(w: Work, caller: Caller, id: string, deltas: Deltas): Promise<void> {
     const row = await this.deps.table.getLocked(caller.company.id, id);
@@ -509,8 +509,7 @@ export class DocType {
     for (const [name, delta] of deltas) doc[name] = addToAggregate(this.decl.fields.find((f) => f.name === name)!, doc[name], delta, digits);
     let data: string;
     try {
-      await this.hook('beforeUpdate', caller, doc, previous);
-      this.applyRules(doc, caller, [], this.rules?.usesRef ? await this.loadRefs(doc, caller) : undefined);
+      if (this.rulesReadAggregates(deltas)) this.applyRules(doc, caller, [], this.rules!.usesRef ? await this.loadRefs(doc, caller) : undefined);
       data = this.stored(doc, caller);
     } catch (e) {
       if (!(e instanceof DiwanError) || e.code !== 'VALIDATION_ERROR') throw e;
@@ -519,10 +518,26 @@ export class DocType {
         reason: this.deps.tr.t(caller.lang, 'reason.parentRule', { parent: label, id, problems: broken }),
       });
     }
+    // A derived value, not a person's change: the row and the events that watch a field it moves
+    // (a `change` topic, with its `when`); no audit entry, no update event, no hooks. The child's
+    // write, audited and evented, says what moved it.
     const next: DocRow = { ...row, data, updated_at: isoNow(this.deps.clock.now()) };
-    const after = await this.write(w, 'update', next, previous, caller);
-    await this.hook('afterUpdate', caller, after, previous);
+    await this.deps.table.update(caller.company.id, next);
+    const after: Doc = { ...previous, ...doc, updatedAt: next.updated_at };
+    await this.emit(w, 'derived', after, previous, undefined, caller);
+    if (this.deps.aggregatedBy?.length) await this.followAggregates(w, caller, previous, after);
   }
+
+  /** Whether the type's rules read the aggregates a child's write moves (most read none, or only the same few: asked once per set). */
+  private rulesReadAggregates(deltas: Deltas): boolean {
+    if (!this.rules) return false;
+    const key = [...deltas.keys()].join();
+    let r = this.readsAggregates.get(key);
+    if (r === undefined) this.readsAggregates.set(key, (r = rulesRead(this.rules, deltas.keys())));
+    return r;
+  }
+
+  private readsAggregates = new Map<string, boolean>();
 
   async create(caller: Caller, data: Record<string, unknown>, opts: { validated?: boolean } = {}): Promise<Doc> {
     const body = opts.validated ? structuredClone(data) : check<Record<string, unknown>>(this.c.write, structuredClone(data), 'body', caller.lang, this.deps.tr);

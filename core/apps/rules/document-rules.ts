@@ -87,6 +87,29 @@ function readsOf(expr: string, variable = 'doc'): Set<string> {
   return new Set([...expr.matchAll(new RegExp(`\\b${variable}\\s*\\.\\s*\\??\\s*([A-Za-z_][A-Za-z0-9_]*)`, 'g'))].map((m) => m[1]));
 }
 
+/** `doc` read other than by a field name (`doc[k]`, or whole): any field may be read. */
+const WHOLE_DOC = /\bdoc\b(?!\s*\.)/;
+
+/**
+ * Whether a computed field or a validation of the type reads one of `fields` of `doc`, directly
+ * or through the computed fields that read them: what must be evaluated again when only those
+ * fields change (a parent's aggregates). A name written in a string counts as read: the answer
+ * errs towards evaluating.
+ */
+export function rulesRead(rules: CompiledRules, fields: Iterable<string>): boolean {
+  const read = new Set(fields);
+  const reads = (p: Program) => WHOLE_DOC.test(p.ast.input) || [...readsOf(p.ast.input)].some((n) => read.has(n));
+  let any = false;
+  // In dependency order: a computed field that reads a changed one changes too.
+  for (const c of rules.computed) {
+    if (reads(c.program)) {
+      read.add(c.field.name);
+      any = true;
+    }
+  }
+  return any || rules.validations.some((v) => reads(v.program)) || rules.lineComputed.some((l) => l.computed.some((c) => reads(c.program)));
+}
+
 /** Parses and type-checks one expression; a problem, or the program with its result type. */
 export function compileOne(env: Environment, expr: string, pointer: string, accepts: readonly string[], what: string, add: (p: RuleProblem) => void): Program | undefined {
   let program: Program;
