@@ -121,6 +121,8 @@ const field = {
     unique: { type: 'boolean' },
     /** At most one per parent: the reference field named here (a cheque number once per book). */
     uniqueWithin: { type: 'string', pattern: namePattern },
+    /** States whose documents do not hold their unique value (a cancelled booking frees its slot). */
+    uniqueExceptIn: states,
   },
 } as const;
 

@@ -392,7 +392,7 @@ export class DocType {
   }
 
   private ruleScope(caller: Caller): RuleScope {
-    return { digits: currencyDigits(caller.company.currency) ?? 2, lang: caller.lang, tr: this.deps.tr };
+    return { digits: currencyDigits(caller.company.currency) ?? 2, today: isoNow(this.deps.clock.now()).slice(0, 10), lang: caller.lang, tr: this.deps.tr };
   }
 
   /**
@@ -418,7 +418,7 @@ export class DocType {
     if (!('rule' in c)) return holds(c, doc);
     const index = this.deps.topics.filter((t) => t.source.when && 'rule' in t.source.when).findIndex((t) => t.source.when === c);
     // Money in the company currency's minor units (a write without a caller is the host's own, in SAR's 2 digits).
-    return conditionHolds(this.rules!, index, this.decl, doc, { digits: caller ? this.ruleScope(caller).digits : 2 });
+    return conditionHolds(this.rules!, index, this.decl, doc, { digits: caller ? this.ruleScope(caller).digits : 2, today: isoNow(this.deps.clock.now()).slice(0, 10) });
   }
 
   /** An update (or delete) of a document in a locked state, or of a field locked in it, is refused. */
@@ -548,7 +548,7 @@ export class DocType {
       for (const f of this.aggregates) body[f.name] = 0;
       this.applyRules(body, caller, [], refs, true);
       if (this.decl.naming && this.decl.naming.on === undefined) await this.assignName(body, caller);
-      await this.checkUnique(body, caller);
+      await this.checkUnique(body, caller, this.decl.initialState);
       const data = this.stored(body, caller);
       const ms = this.deps.clock.now();
       const now = isoNow(ms);
@@ -587,7 +587,7 @@ export class DocType {
     // Aggregates are kept by the writes of what they count, not recomputed from this document.
     for (const f of this.aggregates) if (previous[f.name] !== undefined) merged[f.name] = previous[f.name];
     this.applyRules(merged, caller, [], refs);
-    await this.checkUnique(merged, caller, row.id);
+    await this.checkUnique(merged, caller, previous.state, row.id);
     const next: DocRow = { ...row, data: this.stored(merged, caller), updated_at: isoNow(this.deps.clock.now()) };
     const doc = await this.write(w, 'update', next, previous, caller);
     await this.hook('afterUpdate', caller, doc, previous);
@@ -639,7 +639,7 @@ export class DocType {
       if (this.decl.naming?.on === name || this.isUniqueType) {
         const doc = JSON.parse(next.data) as Record<string, unknown>;
         if (this.decl.naming?.on === name) await this.assignName(doc, caller);
-        await this.checkUnique(doc, caller, id);
+        await this.checkUnique(doc, caller, t.to, id);
         next = { ...next, data: JSON.stringify(doc) };
       }
       await this.hook('beforeTransition', caller, previous, name);
@@ -756,12 +756,14 @@ export class DocType {
    * concurrent write of the same value waits and then sees this one), another document with the
    * value is a CONFLICT naming the field and that document.
    */
-  private async checkUnique(doc: Record<string, unknown>, caller: Caller, exceptId?: string): Promise<void> {
+  private async checkUnique(doc: Record<string, unknown>, caller: Caller, state: string | undefined, exceptId?: string): Promise<void> {
     if (!this.isUniqueType) return;
     const companyId = caller.company.id;
     for (const f of this.uniqueFields!) {
       const value = doc[f.name];
       if (value === undefined || value === null || value === '' || typeof value === 'object') continue;
+      // In a state that frees the value (cancelled), the document holds none.
+      if (state !== undefined && f.uniqueExceptIn?.includes(state)) continue;
       const equals: [string, string | number | boolean][] = [[f.name, value as string | number | boolean]];
       const parent = f.uniqueWithin !== undefined ? doc[f.uniqueWithin] : undefined;
       if (f.uniqueWithin !== undefined) {
@@ -769,7 +771,7 @@ export class DocType {
         equals.push([f.uniqueWithin, parent]);
       }
       await this.deps.lock(uniqueLockName(this.deps.table.table, companyId, f.name, parent, value));
-      const other = await this.deps.table.findOther(companyId, equals, exceptId);
+      const other = await this.deps.table.findOther(companyId, equals, exceptId, f.uniqueExceptIn);
       if (!other) continue;
       const reason = f.uniqueWithin !== undefined
         ? this.deps.tr.t(caller.lang, 'reason.uniqueWithin', { field: f.name, value: String(value), other, within: f.uniqueWithin, parent: String(parent) })

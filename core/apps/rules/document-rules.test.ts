@@ -138,7 +138,7 @@ describe('evaluating the rules of lines', () => {
     const dt = m.documentTypes[0];
     const { rules, problems } = buildRules(dt, '', { targets: (to) => m.documentTypes.find((d: Mutable) => d.name === to)?.fields });
     expect(problems).toEqual([]);
-    const s = { digits: 2, lang: 'ar' as const, tr: createTranslator() };
+    const s = { digits: 2, today: '2026-01-15', lang: 'ar' as const, tr: createTranslator() };
     const doc: Mutable = { customer: 'Acme', lines: [{ quantity: 4, unitPrice: 10 }, { quantity: 0, unitPrice: 5 }, { quantity: 2000, unitPrice: 1 }] };
     const a = celActivation(rules!, dt, doc, s);
     const computed = computeInto(rules!, doc, a, s);

@@ -1,8 +1,8 @@
 // Between stored documents and CEL values. Money enters an expression as an integer in the
 // company currency's minor units (1,234.50 SAR is 123450) and a money result is read back from
 // minor units, so sums and rates are exact; integers are CEL ints (bigint), numbers doubles.
-// An amount, number or integer the document does not have counts as zero, as on a paper form;
-// any other absent field is absent (`has(doc.field)` tells).
+// An amount, number or integer the document does not have counts as zero, as on a paper form,
+// and `has(doc.field)` still tells it was left out; any other absent field is absent.
 import type { FieldDecl, LineFieldDecl } from '../../../manifests/manifest.schema.ts';
 import { timesRound } from './decimal.ts';
 import type { CelShapes } from './environment.ts';
@@ -21,20 +21,37 @@ export function toMinor(amount: number, digits: number): bigint {
   return timesRound(10n ** BigInt(digits), amount);
 }
 
+/** The numeric fields a CEL object was built without (they read as 0): `has()` tells them from a 0 that was given. */
+const UNSET = Symbol('unset');
+
+/** `has(obj.name)` as rules mean it: the field is there, and is not a number left out. */
+export function isSet(obj: Record<string | symbol, unknown> | undefined, name: string): boolean {
+  const v = obj?.[name];
+  return v !== undefined && v !== null && !(obj![UNSET] as string[] | undefined)?.includes(name);
+}
+
+/** Sets a field of a CEL object (a computed value, a default): it is set from then on. */
+export function setCel(obj: Record<string | symbol, unknown>, name: string, value: unknown): void {
+  obj[name] = value;
+  const unset = obj[UNSET] as string[] | undefined;
+  if (unset?.includes(name)) obj[UNSET] = unset.filter((n) => n !== name);
+}
+
 /** An object of declared fields as CEL sees it, built as `ctor` (the class its CEL type was registered with). */
 export function toCel(fields: readonly Field[], obj: Record<string, unknown>, digits: number, ctor: new () => Record<string, unknown>, shapes?: CelShapes): Record<string, unknown> {
   const out = new ctor();
+  let unset: string[] | undefined;
   for (const f of fields) {
     const v = obj[f.name];
     switch (f.type) {
       case 'money':
-        out[f.name] = typeof v === 'number' ? toMinor(v, digits) : 0n;
-        break;
       case 'integer':
-        out[f.name] = typeof v === 'number' ? BigInt(v) : 0n;
-        break;
       case 'number':
-        out[f.name] = typeof v === 'number' ? v : 0;
+        if (typeof v === 'number') out[f.name] = f.type === 'money' ? toMinor(v, digits) : f.type === 'integer' ? BigInt(v) : v;
+        else {
+          out[f.name] = f.type === 'number' ? 0 : 0n;
+          (unset ??= []).push(f.name);
+        }
         break;
       case 'lines':
         if (Array.isArray(v)) {
@@ -46,6 +63,7 @@ export function toCel(fields: readonly Field[], obj: Record<string, unknown>, di
         if (v !== undefined && v !== null) out[f.name] = v;
     }
   }
+  if (unset) (out as Record<symbol, unknown>)[UNSET] = unset;
   return out;
 }
 
