@@ -5,7 +5,7 @@
 import { Environment } from '@marcbachmann/cel-js';
 import type { FieldDecl, LineFieldDecl } from '../../../manifests/manifest.schema.ts';
 import { addDays, daysBetween, divRound, roundHalfAway, timesRound } from './decimal.ts';
-import { isSet } from './values.ts';
+import { isSet } from './presence.ts';
 
 /**
  * What one expression may cost: its text is bounded by the manifest schema (2,000 characters),

@@ -4,7 +4,8 @@ import type { DocumentTypeDecl, LineFieldDecl } from '../../../manifests/manifes
 import type { ErrorDetail } from '../../kernel/errors/diwan-error.ts';
 import type { Lang, Translator } from '../../kernel/i18n/i18n.ts';
 import type { CompiledRules, CompiledTransition } from './document-rules.ts';
-import { fromCel, setCel, toCel } from './values.ts';
+import { fromCel, toCel } from './values.ts';
+import { setCel } from './presence.ts';
 import type { CelShapes } from './environment.ts';
 
 /** What every evaluation needs: the currency's minor digits, and the caller's language. */

@@ -6,6 +6,7 @@
 import type { FieldDecl, LineFieldDecl } from '../../../manifests/manifest.schema.ts';
 import { timesRound } from './decimal.ts';
 import type { CelShapes } from './environment.ts';
+import { UNSET } from './presence.ts';
 
 type Field = FieldDecl | LineFieldDecl;
 
@@ -19,22 +20,6 @@ export function toMinor(amount: number, digits: number): bigint {
   const r = Math.round(x);
   if (Math.abs(x - r) < 1e-6 && Number.isSafeInteger(r)) return BigInt(r);
   return timesRound(10n ** BigInt(digits), amount);
-}
-
-/** The numeric fields a CEL object was built without (they read as 0): `has()` tells them from a 0 that was given. */
-const UNSET = Symbol('unset');
-
-/** `has(obj.name)` as rules mean it: the field is there, and is not a number left out. */
-export function isSet(obj: Record<string | symbol, unknown> | undefined, name: string): boolean {
-  const v = obj?.[name];
-  return v !== undefined && v !== null && !(obj![UNSET] as string[] | undefined)?.includes(name);
-}
-
-/** Sets a field of a CEL object (a computed value, a default): it is set from then on. */
-export function setCel(obj: Record<string | symbol, unknown>, name: string, value: unknown): void {
-  obj[name] = value;
-  const unset = obj[UNSET] as string[] | undefined;
-  if (unset?.includes(name)) obj[UNSET] = unset.filter((n) => n !== name);
 }
 
 /** An object of declared fields as CEL sees it, built as `ctor` (the class its CEL type was registered with). */
