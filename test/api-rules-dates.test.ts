@@ -1,7 +1,8 @@
 // Rules that read dates, the host's clock, states and presence, through the API (the stays lab,
 // test/rules-gaps-app.ts): days between dates and a date so many days on, `today` from the host's
 // clock (driven here), `has()` telling a number left out from a 0, uniqueness that a cancelled
-// document gives up, and an effect whose `check` and `when` read its target's state. On SQLite,
+// document gives up, an effect whose `check` and `when` read its target's state, and a distinct
+// count of child documents. On SQLite,
 // and again on PostgreSQL.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Host } from '../core/host.ts';
@@ -93,14 +94,38 @@ describe('rules over dates, the clock, states and presence', () => {
     expect((await co.as().get(`/api/v1/rooms/${r2.id}`)).json().data.state).toBe('free');
   });
 
-  it('refuses uniqueExceptIn without uniqueness, or naming a state the type does not have', () => {
+  it('counts the different guests of a room: a second stay of a guest adds none, a cancelled stay counts out only its last', async () => {
+    const r = await room('Family room');
+    const guests = async () => (await co.as().get(`/api/v1/rooms/${r.id}`)).json().data.guests;
+    const a = await stay(r.id, { slot: '1', guest: 'Aisha' });
+    const b = await stay(r.id, { slot: '2', guest: 'Aisha' });
+    await stay(r.id, { slot: '3', guest: 'Badr' });
+    await stay(r.id, { slot: '4' });
+    expect(await guests()).toBe(2);
+    await co.as().post(`/api/v1/stays/${a.id}/cancel`);
+    expect(await guests()).toBe(2);
+    await co.as().post(`/api/v1/stays/${b.id}/cancel`);
+    expect(await guests()).toBe(1);
+    // Booked again under another name: a new guest.
+    await co.as().post(`/api/v1/stays/${b.id}/rebook`);
+    expect(await guests()).toBe(2);
+    await co.as().patch(`/api/v1/stays/${b.id}`, { guest: 'Badr' });
+    expect(await guests()).toBe(1);
+    // Written at the same time, five stays of one new guest count once.
+    await Promise.all(['5', '6', '7', '8', '9'].map((slot) => co.as().post('/api/v1/stays', { roomId: r.id, slot, guest: 'Chadi', startDate: '2026-03-02', endDate: '2026-03-03' })));
+    expect(await guests()).toBe(2);
+  });
+
+  it('refuses uniqueExceptIn without uniqueness or naming a state the type does not have, and a distinct count of a field the child does not have', () => {
     const m = structuredClone(staysManifest()) as Manifest & { documentTypes: { fields: Record<string, unknown>[] }[] };
-    const slot = m.documentTypes[1].fields[1];
+    const slot = m.documentTypes[1].fields[2];
     slot.uniqueExceptIn = ['cancelled', 'gone'];
     delete slot.uniqueWithin;
+    (m.documentTypes[0].fields[1].aggregate as Record<string, unknown>).field = 'nope';
     expect(checkManifest(m).problems.map((p) => [p.pointer, p.rule])).toEqual([
-      ['/documentTypes/1/fields/1/uniqueExceptIn', 'unique'],
-      ['/documentTypes/1/fields/1/uniqueExceptIn/1', 'state'],
+      ['/documentTypes/1/fields/2/uniqueExceptIn', 'unique'],
+      ['/documentTypes/1/fields/2/uniqueExceptIn/1', 'state'],
+      ['/documentTypes/0/fields/1/aggregate/field', 'field'],
     ]);
   });
 });

@@ -3,7 +3,8 @@
 // starts (`addDays`), is overdue when the host's date (`today`) is past it, holds its slot in its
 // room unless cancelled (`uniqueExceptIn`), takes a deposit that is either left out or more than 0
 // (`has()` on a number), occupies its room on check-in only if the room is free, and frees it on
-// check-out only if it is still occupied (`target.state` in an effect's `check` and `when`).
+// check-out only if it is still occupied (`target.state` in an effect's `check` and `when`). A
+// room counts its different guests (a distinct count).
 import type { Manifest } from '../manifests/manifest.schema.ts';
 import type { AppSource } from '../core/apps/app-source.ts';
 import { bi, writeApp } from './fixtures.ts';
@@ -18,7 +19,11 @@ export function staysManifest(): Manifest {
     },
     documentTypes: [{
       name: 'room', resource: 'rooms', idPrefix: 'rm', label: bi('Room', 'غرفة'), labelPlural: bi('Rooms', 'الغرف'),
-      fields: [{ name: 'name', type: 'string', required: true, maxLength: 50, label: bi('Name', 'الاسم') }],
+      fields: [
+        { name: 'name', type: 'string', required: true, maxLength: 50, label: bi('Name', 'الاسم') },
+        { name: 'guests', type: 'integer', aggregate: { type: 'stay', via: 'roomId', op: 'countDistinct', field: 'guest', states: ['booked', 'in', 'out'] },
+          label: bi('Guests', 'النزلاء'), description: bi('The different guests of its stays that are not cancelled', 'النزلاء المختلفون في إقاماتها غير الملغاة') },
+      ],
       states: ['free', 'occupied', 'closed'], initialState: 'free',
       transitions: [
         { name: 'occupy', from: ['free'], to: 'occupied', label: bi('Occupy', 'إشغال') },
@@ -29,6 +34,7 @@ export function staysManifest(): Manifest {
       name: 'stay', resource: 'stays', idPrefix: 'sty', label: bi('Stay', 'إقامة'), labelPlural: bi('Stays', 'الإقامات'),
       fields: [
         { name: 'roomId', type: 'reference', to: 'room', required: true, label: bi('Room', 'الغرفة') },
+        { name: 'guest', type: 'string', maxLength: 100, label: bi('Guest', 'النزيل') },
         { name: 'slot', type: 'string', required: true, maxLength: 20, uniqueWithin: 'roomId', uniqueExceptIn: ['cancelled'], label: bi('Slot', 'الفترة') },
         { name: 'startDate', type: 'date', required: true, label: bi('From', 'من') },
         { name: 'endDate', type: 'date', required: true, label: bi('To', 'إلى') },

@@ -19,7 +19,7 @@ import { buildDocSchemas, eventPayloadSchema, isReadOnly, type DocSchemas } from
 import { appFault } from './app-fault.ts';
 import { buildRules, hasExpressions, readsRef, rulesRead, type CompiledRules } from './rules/document-rules.ts';
 import { applyDefaults, applySet, brokenRules, celActivation, computeInto, conditionHolds, guardHolds, transitionScope, type Refs, type RuleScope } from './rules/evaluate.ts';
-import { aggregateDeltas, addToAggregate, type AggregatedBy, type Deltas } from './rules/aggregates.ts';
+import { aggregateDeltas, addToAggregate, distinctMoves, statesNotCounted, type AggregatedBy, type Deltas, type DistinctMove } from './rules/aggregates.ts';
 import { currencyDigits } from '../tenancy/companies.ts';
 import { roleAtLeast } from '../identity/roles.ts';
 import { buildEffects, hasEffects, runEffects, type CompiledEffect, type CompiledEffects } from './rules/effects.ts';
@@ -480,9 +480,22 @@ export class DocType {
   /** Moves the aggregates over this type of the parents a write touched (each parent once, in id order: concurrent writes lock them in the same order). */
   private async followAggregates(w: Work, caller: Caller, before: Doc | undefined, after: Doc | undefined): Promise<void> {
     const digits = this.ruleScope(caller).digits;
-    for (const [parentType, byId] of aggregateDeltas(this.deps.aggregatedBy!, before, after, digits)) {
+    const moves = aggregateDeltas(this.deps.aggregatedBy!, before, after, digits);
+    const distinct = distinctMoves(this.deps.aggregatedBy!, before, after);
+    for (const m of distinct) {
+      const byId = moves.get(m.parentType) ?? moves.set(m.parentType, new Map()).get(m.parentType)!;
+      if (!byId.has(m.parent)) byId.set(m.parent, new Map());
+    }
+    const self = (after ?? before)!.id;
+    // Whether another child counted in the parent has the value: asked with the parent locked.
+    const othersHave = (m: DistinctMove) =>
+      this.deps.table.findOther(caller.company.id, [[m.a.field.aggregate.via, m.parent], [m.a.field.aggregate.field!, m.value]], self, statesNotCounted(m.a, this.decl)).then((id) => id !== undefined);
+    for (const [parentType, byId] of moves) {
       const parent = this.deps.resolve(parentType);
-      for (const id of [...byId.keys()].sort()) await parent.refreshAggregates(w, caller, id, byId.get(id)!);
+      for (const id of [...byId.keys()].sort()) {
+        const mine = distinct.filter((m) => m.parentType === parentType && m.parent === id);
+        await parent.refreshAggregates(w, caller, id, byId.get(id)!, mine, othersHave);
+      }
     }
   }
 
@@ -492,9 +505,17 @@ export class DocType {
    * parent whose state locks it (or the aggregate) refuses the child's write with CONFLICT naming
    * it; a parent rule the new totals break refuses it too.
    */
-  async refreshAggregates(w: Work, caller: Caller, id: string, deltas: Deltas): Promise<void> {
+  async refreshAggregates(w: Work, caller: Caller, id: string, deltas: Deltas, distinct: DistinctMove[] = [], othersHave?: (m: DistinctMove) => Promise<boolean>): Promise<void> {
     const row = await this.deps.table.getLocked(caller.company.id, id);
     if (!row) return;
+    // A value moves a distinct count only when no other child counted here has it.
+    for (const m of distinct) {
+      if (await othersHave!(m)) continue;
+      const v = ((deltas.get(m.field) as bigint | undefined) ?? 0n) + m.by;
+      if (v === 0n) deltas.delete(m.field);
+      else deltas.set(m.field, v);
+    }
+    if (!deltas.size) return;
     const previous = this.toDoc(row);
     const label = this.decl.label[caller.lang];
     const state = previous.state;
