@@ -1,7 +1,8 @@
 // One document type of one app: its schemas and validators (compiled on first use, once per app
 // version, whatever company uses it), its table, and the CRUD that both the generated routes and
 // app code use. Every write runs its hooks, its audit row and the events whose source it is in
-// one unit of work.
+// one unit of work (a parent's totals that a child's write moves are derived: their row and
+// `change` topics only, in the child's unit of work).
 import type { ValidateFunction } from 'ajv';
 import type { DocumentTypeDecl, FieldDecl, TopicDecl, SourceDecl, ConditionDecl, TransitionDecl, WhenDecl } from '../../manifests/manifest.schema.ts';
 import type { AppContext, DocHooks, Doc, ListQuery, ListResult } from '../../sdk/define-app.ts';
