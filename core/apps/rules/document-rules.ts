@@ -164,7 +164,10 @@ function withPresence(env: Environment, program: Program): Program {
     out += text.slice(at, sp.start) + sp.by;
     at = sp.end;
   }
-  return Object.assign(env.parse(out + text.slice(at)), { source: text });
+  const rewritten = env.parse(out + text.slice(at));
+  // Checked too, as the program it stands for was (the evaluator then runs on the checked tree).
+  if (!rewritten.check().valid) return program;
+  return Object.assign(rewritten, { source: text });
 }
 
 /** Computed fields (of the document, or of a line) in dependency order; a cycle is a problem at each field on it. */
