@@ -19,10 +19,10 @@ export function uniqueProblems(dt: DocumentTypeDecl, at: string): { pointer: str
   });
   dt.fields.forEach((f, i) => {
     if (f.uniqueExceptIn === undefined) return;
-    const at_ = `${at}/fields/${i}/uniqueExceptIn`;
-    if (!f.unique && f.uniqueWithin === undefined) out.push({ pointer: at_, rule: 'unique', message: `${f.name} is not unique: uniqueExceptIn goes with unique or uniqueWithin` });
+    const pointer = `${at}/fields/${i}/uniqueExceptIn`;
+    if (!f.unique && f.uniqueWithin === undefined) out.push({ pointer, rule: 'unique', message: `${f.name} is not unique: uniqueExceptIn goes with unique or uniqueWithin` });
     f.uniqueExceptIn.forEach((st, j) => {
-      if (!(dt.states ?? []).includes(st)) out.push({ pointer: `${at_}/${j}`, rule: 'state', message: `"${st}" is not a state of ${dt.name}` });
+      if (!(dt.states ?? []).includes(st)) out.push({ pointer: `${pointer}/${j}`, rule: 'state', message: `"${st}" is not a state of ${dt.name}` });
     });
   });
   dt.fields.forEach((f, i) => {
