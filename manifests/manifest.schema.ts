@@ -87,7 +87,8 @@ const aggregate = {
   properties: {
     type: { type: 'string', pattern: namePattern },
     via: { type: 'string', pattern: namePattern },
-    op: { type: 'string', enum: ['sum', 'count'] },
+    /** `countDistinct`: how many different values of `field` the children have (donors, not donations). */
+    op: { type: 'string', enum: ['sum', 'count', 'countDistinct'] },
     field: { type: 'string', pattern: namePattern },
     states: { type: 'array', minItems: 1, uniqueItems: true, items: { type: 'string', pattern: namePattern } },
   },
@@ -121,6 +122,8 @@ const field = {
     unique: { type: 'boolean' },
     /** At most one per parent: the reference field named here (a cheque number once per book). */
     uniqueWithin: { type: 'string', pattern: namePattern },
+    /** States whose documents do not hold their unique value (a cancelled booking frees its slot). */
+    uniqueExceptIn: states,
   },
 } as const;
 

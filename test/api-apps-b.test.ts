@@ -464,7 +464,13 @@ describe('nonprofit', () => {
     const don = await created(api.post('/api/v1/donations', { donorId: donor.id, campaignId: camp.id, fund: 'relief', amount: 10_000, method: 'bank_transfer' }));
     refused(await api.post(`/api/v1/donations/${don.id}/receive`, {}), { pointer: '/receivedOn' });
     expect(await ok(api.post(`/api/v1/donations/${don.id}/receive`, { receivedOn: '2026-01-05' }))).toMatchObject({ state: 'received', receiptNumber: 'RCPT-2026-00002' });
-    expect(await ok(api.get(`/api/v1/fundraising-campaigns/${camp.id}`))).toMatchObject({ raisedAmount: 70_000, progressPercent: 35, remainingAmount: 130_000 });
+    // Two donations of one donor: one donor.
+    expect(await ok(api.get(`/api/v1/fundraising-campaigns/${camp.id}`))).toMatchObject({ raisedAmount: 70_000, donorCount: 1, progressPercent: 35, remainingAmount: 130_000 });
+    const other = await created(api.post('/api/v1/donors', { fullName: 'Maha' }));
+    const third = await created(api.post('/api/v1/donations', { donorId: other.id, campaignId: camp.id, fund: 'relief', amount: 5_000, method: 'cash' }));
+    expect((await ok(api.get(`/api/v1/fundraising-campaigns/${camp.id}`))).donorCount).toBe(1);
+    await ok(api.post(`/api/v1/donations/${third.id}/receive`, { receivedOn: '2026-01-06' }));
+    expect(await ok(api.get(`/api/v1/fundraising-campaigns/${camp.id}`))).toMatchObject({ raisedAmount: 75_000, donorCount: 2 });
     conflictWith(await api.patch(`/api/v1/donations/${don.id}`, { amount: 1 }), { reason: 'locked', state: 'received' });
 
     const pledge = await created(api.post('/api/v1/pledges', { donorId: donor.id, fund: 'orphans', installmentAmount: 250, frequency: 'monthly', installmentsTotal: 12, installmentsPaid: 5, nextDueDate: '2026-06-01' }));

@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Host } from '../core/host.ts';
 import { firstPartySources } from '../core/apps/app-source.ts';
+import { ManualClock } from '../core/kernel/clock.ts';
 import { buildHost } from './db.ts';
 import { ARABIC, createCompany, createCustomer, expectError, invoiceBody, type Client, type Res, type TestCompany, created, ok } from './helpers.ts';
 
@@ -24,7 +25,8 @@ let employeeId: string;
 let productId: string;
 
 beforeAll(async () => {
-  host = await buildHost({ sources: firstPartySources().filter((s) => APPS.includes(s.manifest.id)), config: { rateLimitPerMinute: 0 } });
+  // The host's date is 7 March 2026 (rules that read `today`: a rental returned two days late).
+  host = await buildHost({ sources: firstPartySources().filter((s) => APPS.includes(s.manifest.id)), clock: new ManualClock(Date.UTC(2026, 2, 7, 10)), config: { rateLimitPerMinute: 0 } });
   company = await createCompany(host, { currency: 'SAR', apps: APPS });
   api = company.as();
   customerId = (await createCustomer(api, 'Al-Noor Trading')).id;
@@ -206,7 +208,8 @@ describe('rental', () => {
     await conflict(api.patch(`/api/v1/rental-agreements/${a.id}`, { returnDate: '2026-03-04', lines: [{ productId, quantity: 1, dailyRate: 1 }] }));
     expect(await conflict(api.post(`/api/v1/rental-agreements/${a.id}/markReturned`, { returnCondition: 'damaged' }))).toMatch(/Charge the damage/);
     const back = await ok(api.post(`/api/v1/rental-agreements/${a.id}/markReturned`, { returnCondition: 'damaged', lateHours: 5, extraCharges: 200 }));
-    expect(back).toMatchObject({ state: 'returned', extraCharges: 200, lateHours: 5, vatAmount: 258.15, total: 1_979.15 });
+    // Due back on 5 March, recorded on the 7th: two days late.
+    expect(back).toMatchObject({ state: 'returned', extraCharges: 200, lateHours: 5, returnedOn: '2026-03-07', lateDays: 2, vatAmount: 258.15, total: 1_979.15 });
     await conflict(api.patch(`/api/v1/rental-agreements/${a.id}`, { deposit: 0 }));
   });
 

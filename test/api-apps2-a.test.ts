@@ -194,6 +194,13 @@ describe('appraisals', () => {
     await ok(api.post(`/api/v1/appraisal-feedback/${f3.id}/decline`));
     expect(await get(`/api/v1/appraisals/${review.id}`)).toMatchObject({ feedbackCount: 2, feedbackRatingTotal: 9, feedbackRating: 4.5 });
 
+    // An appraisal opened for the wrong manager is cancelled: the employee's place in the cycle is free again.
+    const huda = await newEmployee('Huda Al-Harbi');
+    const wrong = await created(api.post('/api/v1/appraisals', { cycleId: cycle.id, employeeId: huda.id, managerId: someoneElse.id }));
+    await ok(api.post(`/api/v1/appraisals/${wrong.id}/cancel`));
+    const right = await created(api.post('/api/v1/appraisals', { cycleId: cycle.id, employeeId: huda.id, managerId: employeeId }));
+    await repeated(api.post('/api/v1/appraisals', { cycleId: cycle.id, employeeId: huda.id, managerId: employeeId }), 'employeeId', right.id);
+
     await ok(api.post(`/api/v1/appraisal-cycles/${cycle.id}/close`));
     await invalid(api.patch(`/api/v1/appraisals/${review.id}`, { overallRating: 4 }), '/cycleId');
   });
@@ -380,7 +387,7 @@ describe('education', () => {
     const e1 = await created(enrol(s1.id));
     expect(e1.academicYear).toBe('2025-2026');
     await invalid(enrol(s2.id, { academicYear: '2026-2027' }), '/academicYear');
-    await created(enrol(s2.id));
+    const e2 = await created(enrol(s2.id));
     expect((await get(`/api/v1/school-classes/${cls.id}`)).enrolledCount).toBe(2);
     const full = await conflict(enrol(s3.id), 'parentRule');
     expect(full.message).toContain('The class is full');
@@ -388,6 +395,9 @@ describe('education', () => {
     await ok(api.post(`/api/v1/student-enrolments/${e1.id}/withdraw`));
     await created(enrol(s3.id));
     expect((await get(`/api/v1/school-classes/${cls.id}`)).enrolledCount).toBe(2);
+    // A withdrawn student comes back once a seat is free: the withdrawn enrolment holds no place.
+    await ok(api.post(`/api/v1/student-enrolments/${e2.id}/withdraw`));
+    await created(enrol(s1.id));
   });
 });
 

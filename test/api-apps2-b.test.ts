@@ -73,6 +73,9 @@ describe('event-management', () => {
     expect(await get(`/api/v1/managed-events/${ev.id}`)).toMatchObject({ registered: 1, seatsLeft: 1 });
     await created(api.post('/api/v1/event-registrations', { eventId: ev.id, attendeeName: 'Reem', email: 'reem@alnoor.sa' }));
     expect(await get(`/api/v1/managed-events/${ev.id}`)).toMatchObject({ registered: 2, seatsLeft: 0 });
+    // Fahad's cancelled registration no longer holds his email: with a third seat he registers again.
+    await ok(api.patch(`/api/v1/managed-events/${ev.id}`, { capacity: 3 }));
+    expect(await created(api.post('/api/v1/event-registrations', { eventId: ev.id, attendeeName: 'Fahad', email: 'fahad@alnoor.sa' }))).toMatchObject({ price: 500 });
   });
 });
 

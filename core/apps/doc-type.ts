@@ -1,7 +1,8 @@
 // One document type of one app: its schemas and validators (compiled on first use, once per app
 // version, whatever company uses it), its table, and the CRUD that both the generated routes and
 // app code use. Every write runs its hooks, its audit row and the events whose source it is in
-// one unit of work.
+// one unit of work (a parent's totals that a child's write moves are derived: their row and
+// `change` topics only, in the child's unit of work).
 import type { ValidateFunction } from 'ajv';
 import type { DocumentTypeDecl, FieldDecl, TopicDecl, SourceDecl, ConditionDecl, TransitionDecl, WhenDecl } from '../../manifests/manifest.schema.ts';
 import type { AppContext, DocHooks, Doc, ListQuery, ListResult } from '../../sdk/define-app.ts';
@@ -17,9 +18,9 @@ import { DiwanError } from '../kernel/errors/diwan-error.ts';
 import { compileFor, check, validationError, ajvDetails, unstorableDetails } from '../kernel/validation.ts';
 import { buildDocSchemas, eventPayloadSchema, isReadOnly, type DocSchemas } from './doc-schemas.ts';
 import { appFault } from './app-fault.ts';
-import { buildRules, hasExpressions, readsRef, type CompiledRules } from './rules/document-rules.ts';
+import { buildRules, hasExpressions, readsRef, rulesRead, type CompiledRules } from './rules/document-rules.ts';
 import { applyDefaults, applySet, brokenRules, celActivation, computeInto, conditionHolds, guardHolds, transitionScope, type Refs, type RuleScope } from './rules/evaluate.ts';
-import { aggregateDeltas, addToAggregate, type AggregatedBy, type Deltas } from './rules/aggregates.ts';
+import { aggregateDeltas, addToAggregate, distinctMoves, statesNotCounted, type AggregatedBy, type Deltas, type DistinctMove } from './rules/aggregates.ts';
 import { currencyDigits } from '../tenancy/companies.ts';
 import { roleAtLeast } from '../identity/roles.ts';
 import { buildEffects, hasEffects, runEffects, type CompiledEffect, type CompiledEffects } from './rules/effects.ts';
@@ -392,7 +393,7 @@ export class DocType {
   }
 
   private ruleScope(caller: Caller): RuleScope {
-    return { digits: currencyDigits(caller.company.currency) ?? 2, lang: caller.lang, tr: this.deps.tr };
+    return { digits: currencyDigits(caller.company.currency) ?? 2, today: isoNow(this.deps.clock.now()).slice(0, 10), lang: caller.lang, tr: this.deps.tr };
   }
 
   /**
@@ -418,7 +419,7 @@ export class DocType {
     if (!('rule' in c)) return holds(c, doc);
     const index = this.deps.topics.filter((t) => t.source.when && 'rule' in t.source.when).findIndex((t) => t.source.when === c);
     // Money in the company currency's minor units (a write without a caller is the host's own, in SAR's 2 digits).
-    return conditionHolds(this.rules!, index, this.decl, doc, { digits: caller ? this.ruleScope(caller).digits : 2 });
+    return conditionHolds(this.rules!, index, this.decl, doc, { digits: caller ? this.ruleScope(caller).digits : 2, today: isoNow(this.deps.clock.now()).slice(0, 10) });
   }
 
   /** An update (or delete) of a document in a locked state, or of a field locked in it, is refused. */
@@ -439,14 +440,14 @@ export class DocType {
   }
 
   /** Emits the events whose source this write is. */
-  private async emit(w: Work, on: 'create' | 'update' | 'delete' | 'transition', full: Doc, fullPrevious?: Doc, transition?: string, caller?: Caller): Promise<void> {
+  private async emit(w: Work, on: 'create' | 'update' | 'delete' | 'transition' | 'derived', full: Doc, fullPrevious?: Doc, transition?: string, caller?: Caller): Promise<void> {
     const doc = this.redact(full);
     const previous = this.redact(fullPrevious);
     for (const t of this.deps.topics) {
       const s = t.source;
       if (s.on === on && (on !== 'transition' || s.transition === transition)) {
         if (!s.when || this.when(s.when, doc, caller)) await w.emit(t.topic, on === 'transition' ? { ...doc, previous: { state: previous?.state ?? null } } : doc);
-      } else if (s.on === 'change' && previous && (on === 'update' || on === 'transition')) {
+      } else if (s.on === 'change' && previous && (on === 'update' || on === 'transition' || on === 'derived')) {
         const field = s.field!;
         const before = previous[field] ?? null;
         const after = doc[field] ?? null;
@@ -480,21 +481,42 @@ export class DocType {
   /** Moves the aggregates over this type of the parents a write touched (each parent once, in id order: concurrent writes lock them in the same order). */
   private async followAggregates(w: Work, caller: Caller, before: Doc | undefined, after: Doc | undefined): Promise<void> {
     const digits = this.ruleScope(caller).digits;
-    for (const [parentType, byId] of aggregateDeltas(this.deps.aggregatedBy!, before, after, digits)) {
+    const moves = aggregateDeltas(this.deps.aggregatedBy!, before, after, digits);
+    const distinct = distinctMoves(this.deps.aggregatedBy!, before, after);
+    for (const m of distinct) {
+      const byId = moves.get(m.parentType) ?? moves.set(m.parentType, new Map()).get(m.parentType)!;
+      if (!byId.has(m.parent)) byId.set(m.parent, new Map());
+    }
+    const self = (after ?? before)!.id;
+    // Whether another child counted in the parent has the value: asked with the parent locked.
+    const othersHave = (m: DistinctMove) =>
+      this.deps.table.findOther(caller.company.id, [[m.a.field.aggregate.via, m.parent], [m.a.field.aggregate.field!, m.value]], self, statesNotCounted(m.a, this.decl)).then((id) => id !== undefined);
+    for (const [parentType, byId] of moves) {
       const parent = this.deps.resolve(parentType);
-      for (const id of [...byId.keys()].sort()) await parent.refreshAggregates(w, caller, id, byId.get(id)!);
+      for (const id of [...byId.keys()].sort()) {
+        const mine = distinct.filter((m) => m.parentType === parentType && m.parent === id);
+        await parent.refreshAggregates(w, caller, id, byId.get(id)!, mine, othersHave);
+      }
     }
   }
 
   /**
-   * A child's write moved some of this document's aggregates: the change goes through this
-   * type's own write path (locks, computed fields, validations, hooks, audit, events). A parent
-   * whose state locks it (or the aggregate) refuses the child's write with CONFLICT naming it;
-   * a parent rule the new totals break refuses it too.
+   * A child's write moved some of this document's aggregates, on the row locked to the commit:
+   * its computed fields, validations and bounds follow, and the `change` topics of what moved. A
+   * parent whose state locks it (or the aggregate) refuses the child's write with CONFLICT naming
+   * it; a parent rule the new totals break refuses it too.
    */
-  async refreshAggregates(w: Work, caller: Caller, id: string, deltas: Deltas): Promise<void> {
+  async refreshAggregates(w: Work, caller: Caller, id: string, deltas: Deltas, distinct: DistinctMove[] = [], othersHave?: (m: DistinctMove) => Promise<boolean>): Promise<void> {
     const row = await this.deps.table.getLocked(caller.company.id, id);
     if (!row) return;
+    // A value moves a distinct count only when no other child counted here has it.
+    for (const m of distinct) {
+      if (await othersHave!(m)) continue;
+      const v = ((deltas.get(m.field) as bigint | undefined) ?? 0n) + m.by;
+      if (v === 0n) deltas.delete(m.field);
+      else deltas.set(m.field, v);
+    }
+    if (!deltas.size) return;
     const previous = this.toDoc(row);
     const label = this.decl.label[caller.lang];
     const state = previous.state;
@@ -509,8 +531,7 @@ export class DocType {
     for (const [name, delta] of deltas) doc[name] = addToAggregate(this.decl.fields.find((f) => f.name === name)!, doc[name], delta, digits);
     let data: string;
     try {
-      await this.hook('beforeUpdate', caller, doc, previous);
-      this.applyRules(doc, caller, [], this.rules?.usesRef ? await this.loadRefs(doc, caller) : undefined);
+      if (this.rulesReadAggregates(deltas)) this.applyRules(doc, caller, [], this.rules!.usesRef ? await this.loadRefs(doc, caller) : undefined);
       data = this.stored(doc, caller);
     } catch (e) {
       if (!(e instanceof DiwanError) || e.code !== 'VALIDATION_ERROR') throw e;
@@ -519,10 +540,26 @@ export class DocType {
         reason: this.deps.tr.t(caller.lang, 'reason.parentRule', { parent: label, id, problems: broken }),
       });
     }
+    // A derived value, not a person's change: the row and the events that watch a field it moves
+    // (a `change` topic, with its `when`); no audit entry, no update event, no hooks. The child's
+    // write, audited and evented, says what moved it.
     const next: DocRow = { ...row, data, updated_at: isoNow(this.deps.clock.now()) };
-    const after = await this.write(w, 'update', next, previous, caller);
-    await this.hook('afterUpdate', caller, after, previous);
+    await this.deps.table.update(caller.company.id, next);
+    const after: Doc = { ...previous, ...doc, updatedAt: next.updated_at };
+    await this.emit(w, 'derived', after, previous, undefined, caller);
+    if (this.deps.aggregatedBy?.length) await this.followAggregates(w, caller, previous, after);
   }
+
+  /** Whether the type's rules read the aggregates a child's write moves (most read none, or only the same few: asked once per set). */
+  private rulesReadAggregates(deltas: Deltas): boolean {
+    if (!this.rules) return false;
+    const key = [...deltas.keys()].join();
+    let r = this.readsAggregates.get(key);
+    if (r === undefined) this.readsAggregates.set(key, (r = rulesRead(this.rules, deltas.keys())));
+    return r;
+  }
+
+  private readsAggregates = new Map<string, boolean>();
 
   async create(caller: Caller, data: Record<string, unknown>, opts: { validated?: boolean } = {}): Promise<Doc> {
     const body = opts.validated ? structuredClone(data) : check<Record<string, unknown>>(this.c.write, structuredClone(data), 'body', caller.lang, this.deps.tr);
@@ -533,7 +570,7 @@ export class DocType {
       for (const f of this.aggregates) body[f.name] = 0;
       this.applyRules(body, caller, [], refs, true);
       if (this.decl.naming && this.decl.naming.on === undefined) await this.assignName(body, caller);
-      await this.checkUnique(body, caller);
+      await this.checkUnique(body, caller, this.decl.initialState);
       const data = this.stored(body, caller);
       const ms = this.deps.clock.now();
       const now = isoNow(ms);
@@ -572,7 +609,7 @@ export class DocType {
     // Aggregates are kept by the writes of what they count, not recomputed from this document.
     for (const f of this.aggregates) if (previous[f.name] !== undefined) merged[f.name] = previous[f.name];
     this.applyRules(merged, caller, [], refs);
-    await this.checkUnique(merged, caller, row.id);
+    await this.checkUnique(merged, caller, previous.state, row.id);
     const next: DocRow = { ...row, data: this.stored(merged, caller), updated_at: isoNow(this.deps.clock.now()) };
     const doc = await this.write(w, 'update', next, previous, caller);
     await this.hook('afterUpdate', caller, doc, previous);
@@ -624,7 +661,7 @@ export class DocType {
       if (this.decl.naming?.on === name || this.isUniqueType) {
         const doc = JSON.parse(next.data) as Record<string, unknown>;
         if (this.decl.naming?.on === name) await this.assignName(doc, caller);
-        await this.checkUnique(doc, caller, id);
+        await this.checkUnique(doc, caller, t.to, id);
         next = { ...next, data: JSON.stringify(doc) };
       }
       await this.hook('beforeTransition', caller, previous, name);
@@ -741,12 +778,14 @@ export class DocType {
    * concurrent write of the same value waits and then sees this one), another document with the
    * value is a CONFLICT naming the field and that document.
    */
-  private async checkUnique(doc: Record<string, unknown>, caller: Caller, exceptId?: string): Promise<void> {
+  private async checkUnique(doc: Record<string, unknown>, caller: Caller, state: string | undefined, exceptId?: string): Promise<void> {
     if (!this.isUniqueType) return;
     const companyId = caller.company.id;
     for (const f of this.uniqueFields!) {
       const value = doc[f.name];
       if (value === undefined || value === null || value === '' || typeof value === 'object') continue;
+      // In a state that frees the value (cancelled), the document holds none.
+      if (state !== undefined && f.uniqueExceptIn?.includes(state)) continue;
       const equals: [string, string | number | boolean][] = [[f.name, value as string | number | boolean]];
       const parent = f.uniqueWithin !== undefined ? doc[f.uniqueWithin] : undefined;
       if (f.uniqueWithin !== undefined) {
@@ -754,7 +793,7 @@ export class DocType {
         equals.push([f.uniqueWithin, parent]);
       }
       await this.deps.lock(uniqueLockName(this.deps.table.table, companyId, f.name, parent, value));
-      const other = await this.deps.table.findOther(companyId, equals, exceptId);
+      const other = await this.deps.table.findOther(companyId, equals, exceptId, f.uniqueExceptIn);
       if (!other) continue;
       const reason = f.uniqueWithin !== undefined
         ? this.deps.tr.t(caller.lang, 'reason.uniqueWithin', { field: f.name, value: String(value), other, within: f.uniqueWithin, parent: String(parent) })

@@ -1,7 +1,8 @@
 // How a child's write moves its parents' aggregates: created, changed, moved to another parent,
 // into a state that does not count, deleted; money exact in minor units.
 import { describe, expect, it } from 'vitest';
-import { addToAggregate, aggregateDeltas, aggregatedBy } from './aggregates.ts';
+import { addToAggregate, aggregateDeltas, aggregatedBy, distinctMoves } from './aggregates.ts';
+import { staysManifest } from '../../../test/rules-gaps-app.ts';
 import { rulesManifest } from '../../../test/rules-app.ts';
 
 const [order, book] = rulesManifest().documentTypes!;
@@ -38,5 +39,18 @@ describe('aggregates over child documents', () => {
     expect(addToAggregate(committed, addToAggregate(committed, 0.1, 20n, 2), 0n, 2)).toBe(0.3);
     expect(addToAggregate(committed, 11_525, 805_050n, 2)).toBe(19_575.5);
     expect(addToAggregate(committed, undefined, -1n, 3)).toBe(-0.001);
+  });
+
+  it('finds the values a write brings into or takes out of a distinct count (whether each counts is asked of the other children)', () => {
+    const [, stay] = staysManifest().documentTypes!;
+    const guests = aggregatedBy(staysManifest().documentTypes!, stay);
+    const moves = (before?: Record<string, unknown>, after?: Record<string, unknown>) => distinctMoves(guests, before, after).map((m) => [m.parent, m.by, m.value]);
+    expect(moves(undefined, { state: 'booked', roomId: 'rm_a', guest: 'Aisha' })).toEqual([['rm_a', 1n, 'Aisha']]);
+    // The same guest in the same room: nothing moves; another guest or room: out of one, into the other.
+    expect(moves({ state: 'booked', roomId: 'rm_a', guest: 'Aisha' }, { state: 'in', roomId: 'rm_a', guest: 'Aisha' })).toEqual([]);
+    expect(moves({ state: 'booked', roomId: 'rm_a', guest: 'Aisha' }, { state: 'booked', roomId: 'rm_b', guest: 'Aisha' })).toEqual([['rm_a', -1n, 'Aisha'], ['rm_b', 1n, 'Aisha']]);
+    // Cancelled, or with no guest: it counts for nothing.
+    expect(moves({ state: 'booked', roomId: 'rm_a', guest: 'Aisha' }, { state: 'cancelled', roomId: 'rm_a', guest: 'Aisha' })).toEqual([['rm_a', -1n, 'Aisha']]);
+    expect(moves(undefined, { state: 'booked', roomId: 'rm_a' })).toEqual([]);
   });
 });

@@ -1,5 +1,6 @@
-// Aggregates over child documents: a field of a parent type that sums (or counts) the documents
-// of another type of the app that reference it, counting only those in the given states. They
+// Aggregates over child documents: a field of a parent type that sums or counts the documents of
+// another type of the app that reference it (or counts the different values of one of their
+// fields), counting only those in the given states. They
 // are kept by deltas, in the unit of work of each child's write: what the child counted for
 // before the write is taken from the parent it named, what it counts for after is added to the
 // parent it names now (a payslip moved to another run moves its pay), so a write costs the same
@@ -39,6 +40,10 @@ function contribution(a: AggregatedBy, doc: Record<string, unknown> | undefined,
   if (typeof parent !== 'string') return undefined;
   if (agg.states && !agg.states.includes(doc!.state as string)) return undefined;
   if (agg.op === 'count') return { parent, value: 1n };
+  if (agg.op === 'countDistinct') {
+    const v = doc![agg.field!];
+    return v === undefined || v === null || v === '' ? undefined : { parent, value: 1n };
+  }
   const v = doc![agg.field!];
   const type = a.summed!.type;
   if (type === 'number') return { parent, value: typeof v === 'number' ? v : 0 };
@@ -63,6 +68,7 @@ export function aggregateDeltas(list: readonly AggregatedBy[], before: Record<st
     deltas.set(a.field.name, plus(deltas.get(a.field.name), v));
   };
   for (const a of list) {
+    if (a.field.aggregate.op === 'countDistinct') continue;
     const was = contribution(a, before, digits);
     const is = contribution(a, after, digits);
     if (was) move(a, was.parent, negate(was.value));
@@ -77,6 +83,40 @@ export function aggregateDeltas(list: readonly AggregatedBy[], before: Record<st
   }
   return out;
 }
+
+/** A value a child brings into (+1) or takes out of (−1) a parent's distinct count, if no other child counted there has it. */
+export interface DistinctMove {
+  parentType: string;
+  parent: string;
+  /** The parent's aggregate field. */
+  field: string;
+  by: 1n | -1n;
+  a: AggregatedBy;
+  value: string | number | boolean;
+}
+
+/**
+ * The values a write of a child moves in its parents' distinct counts. Whether each moves the
+ * count depends on the other children, asked once the parent is locked (doc-type.ts), so that
+ * children written at the same time take turns.
+ */
+export function distinctMoves(list: readonly AggregatedBy[], before: Record<string, unknown> | undefined, after: Record<string, unknown> | undefined): DistinctMove[] {
+  const out: DistinctMove[] = [];
+  for (const a of list) {
+    if (a.field.aggregate.op !== 'countDistinct') continue;
+    const was = contribution(a, before, 0) && (before![a.field.aggregate.field!] as DistinctMove['value']);
+    const is = contribution(a, after, 0) && (after![a.field.aggregate.field!] as DistinctMove['value']);
+    const parentOf = (doc: Record<string, unknown> | undefined) => doc?.[a.field.aggregate.via] as string;
+    if (was !== undefined && is !== undefined && parentOf(before) === parentOf(after) && was === is) continue;
+    if (was !== undefined) out.push({ parentType: a.parent, parent: parentOf(before), field: a.field.name, by: -1n, a, value: was });
+    if (is !== undefined) out.push({ parentType: a.parent, parent: parentOf(after), field: a.field.name, by: 1n, a, value: is });
+  }
+  return out;
+}
+
+/** The states of the child whose documents do not count in an aggregate (none when all count). */
+export const statesNotCounted = (a: AggregatedBy, child: DocumentTypeDecl): string[] =>
+  a.field.aggregate.states ? (child.states ?? []).filter((st) => !a.field.aggregate.states!.includes(st)) : [];
 
 /** A parent's stored aggregate moved by a delta, as the value stored. */
 export function addToAggregate(field: FieldDecl, current: unknown, delta: bigint | number, digits: number): number {
@@ -110,6 +150,11 @@ export function aggregateProblems(m: Manifest): Problem[] {
       if (via?.type !== 'reference' || via.to !== dt.name) add('/via', 'reference', `"${agg.via}" is not a reference field of ${child.name} naming ${dt.name}`);
       if (agg.op === 'count') {
         if (agg.field !== undefined) add('/field', 'unexpected', 'a count sums no field');
+        if (f.type !== 'integer') add('', 'aggregateType', `a count is an integer field; ${f.name} is ${f.type}`);
+      } else if (agg.op === 'countDistinct') {
+        const counted = child.fields.find((x) => x.name === agg.field);
+        if (agg.field === undefined) add('/field', 'required', 'a distinct count names the field whose values it counts');
+        else if (!counted || counted.type === 'lines' || counted.secret) add('/field', 'field', `"${agg.field}" is not a field of ${child.name} whose values can be counted`);
         if (f.type !== 'integer') add('', 'aggregateType', `a count is an integer field; ${f.name} is ${f.type}`);
       } else {
         const summed: FieldDecl | LineFieldDecl | undefined = child.fields.find((x) => x.name === agg.field);

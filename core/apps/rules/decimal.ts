@@ -45,3 +45,10 @@ export function daysBetween(from: string, to: string): bigint {
   if (!Number.isFinite(ms)) throw new RangeError(`not dates: ${from}, ${to}`);
   return BigInt(Math.round(ms / 86_400_000));
 }
+
+/** The `YYYY-MM-DD` date `days` calendar days after `date` (before it when negative). */
+export function addDays(date: string, days: bigint): string {
+  const ms = Date.parse(`${date}T00:00:00Z`);
+  if (!Number.isFinite(ms)) throw new RangeError(`not a date: ${date}`);
+  return new Date(ms + Number(days) * 86_400_000).toISOString().slice(0, 10);
+}

@@ -2,7 +2,7 @@
 // validate` lists and install refuses), and the exact helpers the rules call.
 import { describe, expect, it } from 'vitest';
 import { checkManifest } from '../manifest-check.ts';
-import { buildRules } from './document-rules.ts';
+import { buildRules, rulesRead } from './document-rules.ts';
 import { celActivation, computeInto, brokenRules } from './evaluate.ts';
 import { createTranslator } from '../../kernel/i18n/i18n.ts';
 import { validManifest } from '../app-source.ts';
@@ -138,7 +138,7 @@ describe('evaluating the rules of lines', () => {
     const dt = m.documentTypes[0];
     const { rules, problems } = buildRules(dt, '', { targets: (to) => m.documentTypes.find((d: Mutable) => d.name === to)?.fields });
     expect(problems).toEqual([]);
-    const s = { digits: 2, lang: 'ar' as const, tr: createTranslator() };
+    const s = { digits: 2, today: '2026-01-15', lang: 'ar' as const, tr: createTranslator() };
     const doc: Mutable = { customer: 'Acme', lines: [{ quantity: 4, unitPrice: 10 }, { quantity: 0, unitPrice: 5 }, { quantity: 2000, unitPrice: 1 }] };
     const a = celActivation(rules!, dt, doc, s);
     const computed = computeInto(rules!, doc, a, s);
@@ -148,6 +148,25 @@ describe('evaluating the rules of lines', () => {
     expect(computed.map((p) => p.pointer)).toEqual(['/lines/1/amount', '/subtotal', '/discount', '/total', '/vat']);
     expect(String(computed[0].message)).toMatch(/[\u0600-\u06FF]/);
     expect(brokenRules(rules!, dt, a, s).map((p) => p.pointer)).toEqual(['/lines', '/lines/2/quantity']);
+  });
+});
+
+describe('which rules read a parent\'s aggregates', () => {
+  const rulesOf = (change: (book: Mutable) => void = () => {}) => {
+    const m = structuredClone(rulesManifest()) as Mutable;
+    change(m.documentTypes[1]);
+    return buildRules(m.documentTypes[1], '').rules!;
+  };
+
+  it('follows the computed fields that read them; a count no rule reads moves alone', () => {
+    // `available` reads `committed`, and a validation does: both are evaluated again.
+    expect(rulesRead(rulesOf(), ['committed'])).toBe(true);
+    expect(rulesRead(rulesOf(), ['orders'])).toBe(false);
+    // Only through a computed field: `available` reads it, nothing reads `available`.
+    expect(rulesRead(rulesOf((b) => b.validations.splice(0, 1)), ['committed'])).toBe(true);
+    expect(rulesRead(rulesOf((b) => { b.validations.splice(0, 1); b.fields.pop(); }), ['committed'])).toBe(false);
+    // `doc` read by a key could read anything.
+    expect(rulesRead(rulesOf((b) => b.validations.push({ rule: 'doc["name"] != ""', message: b.validations[0].message })), ['orders'])).toBe(true);
   });
 });
 

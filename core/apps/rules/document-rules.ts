@@ -15,7 +15,8 @@ export interface RuleProblem {
   message: string;
 }
 
-type Program = ParseResult;
+/** A compiled expression; `source`, the text as written when it runs rewritten (`has()`). */
+type Program = ParseResult & { source?: string };
 
 export interface ComputedField {
   field: FieldDecl;
@@ -87,6 +88,32 @@ function readsOf(expr: string, variable = 'doc'): Set<string> {
   return new Set([...expr.matchAll(new RegExp(`\\b${variable}\\s*\\.\\s*\\??\\s*([A-Za-z_][A-Za-z0-9_]*)`, 'g'))].map((m) => m[1]));
 }
 
+/** `doc` read other than by a field name (`doc[k]`, or whole): any field may be read. */
+const WHOLE_DOC = /\bdoc\b(?!\s*\.)/;
+
+/**
+ * Whether a computed field or a validation of the type reads one of `fields` of `doc`, directly
+ * or through the computed fields that read them: what must be evaluated again when only those
+ * fields change (a parent's aggregates). A name written in a string counts as read: the answer
+ * errs towards evaluating.
+ */
+export function rulesRead(rules: CompiledRules, fields: Iterable<string>): boolean {
+  const read = new Set(fields);
+  const reads = (p: Program) => {
+    const text = p.source ?? p.ast.input;
+    return WHOLE_DOC.test(text) || [...readsOf(text)].some((n) => read.has(n));
+  };
+  let any = false;
+  // In dependency order: a computed field that reads a changed one changes too.
+  for (const c of rules.computed) {
+    if (reads(c.program)) {
+      read.add(c.field.name);
+      any = true;
+    }
+  }
+  return any || rules.validations.some((v) => reads(v.program)) || rules.lineComputed.some((l) => l.computed.some((c) => reads(c.program)));
+}
+
 /** Parses and type-checks one expression; a problem, or the program with its result type. */
 export function compileOne(env: Environment, expr: string, pointer: string, accepts: readonly string[], what: string, add: (p: RuleProblem) => void): Program | undefined {
   let program: Program;
@@ -106,7 +133,41 @@ export function compileOne(env: Environment, expr: string, pointer: string, acce
     add({ pointer, rule: 'expressionType', message: `${pointer}: ${what} needs ${accepts.join(' or ')}, the expression gives ${checked.type}` });
     return undefined;
   }
-  return program;
+  return withPresence(env, program);
+}
+
+type Node = ParseResult['ast'];
+
+/**
+ * The program with each `has(x.f)` run as `isSet(x, "f")`: a number left out reads as 0 (a
+ * paper form's blank), which CEL's has() would see as set. Type-checked as written.
+ */
+function withPresence(env: Environment, program: Program): Program {
+  const text = program.ast.input;
+  const spans: { start: number; end: number; by: string }[] = [];
+  const visit = (n: unknown): void => {
+    if (Array.isArray(n)) return n.forEach(visit);
+    if (!n || typeof n !== 'object' || !('op' in n)) return;
+    const node = n as Node;
+    if (node.op === 'call' && node.args[0] === 'has' && node.args[1][0]?.op === '.') {
+      const [of, field] = (node.args[1][0] as Node & { op: '.' }).args;
+      spans.push({ start: node.start, end: node.end, by: `isSet(${text.slice(of.start, of.end)}, "${field}")` });
+      return;
+    }
+    visit(node.args);
+  };
+  visit(program.ast);
+  if (!spans.length) return program;
+  let out = '';
+  let at = 0;
+  for (const sp of spans) {
+    out += text.slice(at, sp.start) + sp.by;
+    at = sp.end;
+  }
+  const rewritten = env.parse(out + text.slice(at));
+  // Checked too, as the program it stands for was (the evaluator then runs on the checked tree).
+  if (!rewritten.check().valid) return program;
+  return Object.assign(rewritten, { source: text });
 }
 
 /** Computed fields (of the document, or of a line) in dependency order; a cycle is a problem at each field on it. */

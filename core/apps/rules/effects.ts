@@ -44,7 +44,7 @@ export interface CompiledEffects {
 
 export const hasEffects = (dt: DocumentTypeDecl): boolean => !!dt.createEffects?.length || (dt.transitions ?? []).some((t) => t.effects?.length);
 
-/** `target` typed as the target document type: its fields, each `lines` field a list of its own line type. */
+/** `target` typed as the target document type: its id, state and fields, each `lines` field a list of its own line type. */
 function withTarget(env: Environment, fields: readonly FieldDecl[]): { doc: Shape; lines: Map<string, Shape> } {
   const shape = () => class {} as unknown as Shape;
   const lines = new Map<string, Shape>();
@@ -56,7 +56,7 @@ function withTarget(env: Environment, fields: readonly FieldDecl[]): { doc: Shap
     env.registerType(lineType(f), { ctor, fields: Object.fromEntries((f.fields ?? []).map((lf) => [lf.name, celType(lf)])) });
   }
   const doc = shape();
-  env.registerType('Target', { ctor: doc, fields: Object.fromEntries(fields.map((f) => [f.name, celType(f, f.type === 'lines' ? lineType(f) : undefined)])) });
+  env.registerType('Target', { ctor: doc, fields: { id: 'string', state: 'string', ...Object.fromEntries(fields.map((f) => [f.name, celType(f, f.type === 'lines' ? lineType(f) : undefined)])) } });
   env.registerVariable('target', 'Target');
   return { doc, lines };
 }
@@ -248,25 +248,34 @@ export async function runEffects<C>(list: readonly CompiledEffect[], r: EffectRu
 
 async function runList<C>(list: readonly CompiledEffect[], r: EffectRun<C>): Promise<void> {
   const s = r.scope;
-  const activation: Record<string, unknown> = { from: r.from, id: r.doc.id };
+  const activation: Record<string, unknown> = { from: r.from, id: r.doc.id, today: s.today };
   for (const c of list) {
     // Each effect's environment registered its own classes: the values are built as its classes.
     const own: Record<string, unknown> = { ...activation, doc: toCel(r.dt.fields, r.doc, s.digits, c.shapes.doc, c.shapes) };
     if (r.inputFields && c.shapes.input) own.input = toCel(r.inputFields, r.input, s.digits, c.shapes.input);
     try {
-      if (!applies(c, own)) continue;
       const target = r.resolve(c.type);
       const caller = r.caller as never;
       if (c.decl.create !== undefined) {
-        await target.create(caller, run(c.values, own, s));
+        if (applies(c, own)) await target.create(caller, run(c.values, own, s));
         continue;
       }
       const id = r.doc[c.decl.target!];
       // An empty reference names nothing to act on (a rule of the type requires it where it must be given).
       if (typeof id !== 'string') continue;
+      const withTarget = (doc: Doc) => {
+        const t = toCel(target.decl.fields, doc, s.digits, c.shapes.target!.doc, { ...c.shapes, lines: c.shapes.target!.lines });
+        t.id = doc.id;
+        if (doc.state !== undefined) t.state = doc.state;
+        return { ...own, target: t };
+      };
+      // `when` sees the target as it is, locked (its state: free a bed only if it is occupied).
       const current = await target.getLocked(r.companyId, id);
-      if (!current) throw new DiwanError('NOT_FOUND', [{ resource: target.decl.resource, id }]);
-      const withTarget = (doc: Doc) => ({ ...own, target: toCel(target.decl.fields, doc, s.digits, c.shapes.target!.doc, { ...c.shapes, lines: c.shapes.target!.lines }) });
+      if (!current) {
+        if (!applies(c, own)) continue;
+        throw new DiwanError('NOT_FOUND', [{ resource: target.decl.resource, id }]);
+      }
+      if (!applies(c, withTarget(current))) continue;
       if (c.check) {
         const holds = (() => {
           try {

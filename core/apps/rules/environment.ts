@@ -4,7 +4,8 @@
 // part); expressions are parsed and checked against it once.
 import { Environment } from '@marcbachmann/cel-js';
 import type { FieldDecl, LineFieldDecl } from '../../../manifests/manifest.schema.ts';
-import { daysBetween, divRound, roundHalfAway, timesRound } from './decimal.ts';
+import { addDays, daysBetween, divRound, roundHalfAway, timesRound } from './decimal.ts';
+import { isSet } from './presence.ts';
 
 /**
  * What one expression may cost: its text is bounded by the manifest schema (2,000 characters),
@@ -56,7 +57,10 @@ function withFunctions(env: Environment): Environment {
     .registerFunction('max(int, int): int', (a: bigint, b: bigint) => (a > b ? a : b))
     .registerFunction('min(double, double): double', (a: number, b: number) => Math.min(a, b))
     .registerFunction('max(double, double): double', (a: number, b: number) => Math.max(a, b))
-    .registerFunction('daysBetween(string, string): int', daysBetween, { description: 'Calendar days from the first date to the second (negative when it is before)' });
+    .registerFunction('daysBetween(string, string): int', daysBetween, { description: 'Calendar days from the first date to the second (negative when it is before)' })
+    .registerFunction('addDays(string, int): string', addDays, { description: 'The date so many calendar days after (before, when negative) a date' })
+    // What has(x.f) runs as: a number left out is not set, though it reads as 0.
+    .registerFunction('isSet(dyn, string): bool', isSet, { description: 'Whether the field is set (has(x.f))' });
 }
 
 const fieldTypes = (fields: readonly (FieldDecl | LineFieldDecl)[], lineType: (f: FieldDecl) => string) =>
@@ -98,6 +102,8 @@ export function documentEnvironment(fields: readonly FieldDecl[], targets: Targe
   }
   env.registerType('Document', { ctor: shapes.doc, fields: fieldTypes(fields, lineType) });
   env.registerVariable('doc', 'Document');
+  // The host's date (YYYY-MM-DD, UTC) at the write: overdue, days so far.
+  env.registerVariable('today', 'string');
   const refFields = fields.filter((f) => f.type === 'reference');
   if (refFields.length) {
     const refTypes: Record<string, string> = {};

@@ -5,11 +5,14 @@ import type { ErrorDetail } from '../../kernel/errors/diwan-error.ts';
 import type { Lang, Translator } from '../../kernel/i18n/i18n.ts';
 import type { CompiledRules, CompiledTransition } from './document-rules.ts';
 import { fromCel, toCel } from './values.ts';
+import { setCel } from './presence.ts';
 import type { CelShapes } from './environment.ts';
 
 /** What every evaluation needs: the currency's minor digits, and the caller's language. */
 export interface RuleScope {
   digits: number;
+  /** The host's date at the write (`today` in expressions), from its clock. */
+  today: string;
   lang: Lang;
   tr: Translator;
 }
@@ -22,6 +25,7 @@ const isAbsentField = (e: unknown) => (e as { code?: string }).code === 'no_such
 /** What a write's expressions see: the document (`doc`) and, when they read it, the documents its references name (`ref`). */
 export interface Activation {
   doc: Record<string, unknown>;
+  today: string;
   ref?: Record<string, unknown>;
   input?: Record<string, unknown>;
 }
@@ -47,7 +51,7 @@ export function celRefs(shapes: CelShapes, refs: Refs | undefined, digits: numbe
 /** The document as CEL sees it, converted once per write and kept in step by `computeInto`. */
 export function celActivation(rules: CompiledRules, dt: DocumentTypeDecl, doc: Record<string, unknown>, s: RuleScope, refs?: Refs): Activation {
   const doc_ = toCel(dt.fields, doc, s.digits, rules.shapes!.doc, rules.shapes);
-  return rules.usesRef ? { doc: doc_, ref: celRefs(rules.shapes!, refs, s.digits) } : { doc: doc_ };
+  return rules.usesRef ? { doc: doc_, today: s.today, ref: celRefs(rules.shapes!, refs, s.digits) } : { doc: doc_, today: s.today };
 }
 
 const computeProblem = (pointer: string, name: string, e: unknown, s: RuleScope): ErrorDetail =>
@@ -64,7 +68,7 @@ export function applyDefaults(rules: CompiledRules, doc: Record<string, unknown>
     try {
       const value = program(a);
       doc[field.name] = fromCel(field.type, value, s.digits);
-      a.doc[field.name] = value;
+      setCel(a.doc, field.name, value);
     } catch {
       // Left out, as the client left it.
     }
@@ -88,7 +92,7 @@ export function computeInto(rules: CompiledRules, doc: Record<string, unknown>, 
       for (const { field, program } of computed) {
         try {
           const value = program(activation);
-          celRows[i][field.name] = value;
+          setCel(celRows[i], field.name, value);
           line[field.name] = fromCel(field.type, value, s.digits);
         } catch (e) {
           delete celRows[i][field.name];
@@ -101,7 +105,7 @@ export function computeInto(rules: CompiledRules, doc: Record<string, unknown>, 
   for (const { field, program } of rules.computed) {
     try {
       const value = program(a);
-      a.doc[field.name] = value;
+      setCel(a.doc, field.name, value);
       doc[field.name] = fromCel(field.type, value, s.digits);
     } catch (e) {
       delete a.doc[field.name];
@@ -141,9 +145,9 @@ export function brokenRules(rules: CompiledRules, dt: DocumentTypeDecl, a: Activ
 }
 
 /** Does a topic's rule hold of a stored document? One that cannot be evaluated does not. */
-export function conditionHolds(rules: CompiledRules, index: number, dt: DocumentTypeDecl, doc: Record<string, unknown>, s: { digits: number }): boolean {
+export function conditionHolds(rules: CompiledRules, index: number, dt: DocumentTypeDecl, doc: Record<string, unknown>, s: { digits: number; today: string }): boolean {
   try {
-    return rules.conditions[index]({ doc: toCel(dt.fields, doc, s.digits, rules.shapes!.doc, rules.shapes) }) === true;
+    return rules.conditions[index]({ doc: toCel(dt.fields, doc, s.digits, rules.shapes!.doc, rules.shapes), today: s.today }) === true;
   } catch {
     return false;
   }
@@ -151,7 +155,7 @@ export function conditionHolds(rules: CompiledRules, index: number, dt: Document
 
 /** The activation of a transition's expressions: the document as it is (and what it references), and the body sent. */
 export function transitionScope(t: CompiledTransition, dt: DocumentTypeDecl, input: readonly LineFieldDecl[] | undefined, doc: Record<string, unknown>, body: Record<string, unknown>, s: RuleScope, refs?: Refs): Activation {
-  const a: Activation = { doc: toCel(dt.fields, doc, s.digits, t.shapes.doc, t.shapes) };
+  const a: Activation = { doc: toCel(dt.fields, doc, s.digits, t.shapes.doc, t.shapes), today: s.today };
   if (refs) a.ref = celRefs(t.shapes, refs, s.digits);
   if (input && t.shapes.input) a.input = toCel(input, body, s.digits, t.shapes.input);
   return a;

@@ -1,5 +1,6 @@
 // Unique fields: `unique: true` (once per company) or `uniqueWithin: "<reference field>"` (once per
-// parent, a cheque number once per book). The check runs in the write's transaction under a lock
+// parent, a cheque number once per book), but for documents in the states `uniqueExceptIn` names
+// (a cancelled booking frees its slot). The check runs in the write's transaction under a lock
 // named for the value (doc-type.ts), so two concurrent writes of one value cannot both pass.
 import type { DocumentTypeDecl } from '../../../manifests/manifest.schema.ts';
 
@@ -15,6 +16,14 @@ export function uniqueProblems(dt: DocumentTypeDecl, at: string): { pointer: str
     const parent = dt.fields.find((p) => p.name === f.uniqueWithin);
     if (parent?.type !== 'reference') out.push({ pointer: `${at}/fields/${i}/uniqueWithin`, rule: 'field', message: `"${f.uniqueWithin}" is not a reference field of ${dt.name}` });
     if (f.unique) out.push({ pointer: `${at}/fields/${i}/unique`, rule: 'unique', message: `${f.name} is unique in the company or within ${f.uniqueWithin}, not both` });
+  });
+  dt.fields.forEach((f, i) => {
+    if (f.uniqueExceptIn === undefined) return;
+    const pointer = `${at}/fields/${i}/uniqueExceptIn`;
+    if (!f.unique && f.uniqueWithin === undefined) out.push({ pointer, rule: 'unique', message: `${f.name} is not unique: uniqueExceptIn goes with unique or uniqueWithin` });
+    f.uniqueExceptIn.forEach((st, j) => {
+      if (!(dt.states ?? []).includes(st)) out.push({ pointer: `${pointer}/${j}`, rule: 'state', message: `"${st}" is not a state of ${dt.name}` });
+    });
   });
   dt.fields.forEach((f, i) => {
     if ((f.unique || f.uniqueWithin) && (f.type === 'lines' || f.secret)) out.push({ pointer: `${at}/fields/${i}`, rule: 'unique', message: `${f.name} cannot be unique (a lines or secret field)` });

@@ -1,11 +1,12 @@
 // Between stored documents and CEL values. Money enters an expression as an integer in the
 // company currency's minor units (1,234.50 SAR is 123450) and a money result is read back from
 // minor units, so sums and rates are exact; integers are CEL ints (bigint), numbers doubles.
-// An amount, number or integer the document does not have counts as zero, as on a paper form;
-// any other absent field is absent (`has(doc.field)` tells).
+// An amount, number or integer the document does not have counts as zero, as on a paper form,
+// and `has(doc.field)` still tells it was left out; any other absent field is absent.
 import type { FieldDecl, LineFieldDecl } from '../../../manifests/manifest.schema.ts';
 import { timesRound } from './decimal.ts';
 import type { CelShapes } from './environment.ts';
+import { UNSET } from './presence.ts';
 
 type Field = FieldDecl | LineFieldDecl;
 
@@ -24,17 +25,18 @@ export function toMinor(amount: number, digits: number): bigint {
 /** An object of declared fields as CEL sees it, built as `ctor` (the class its CEL type was registered with). */
 export function toCel(fields: readonly Field[], obj: Record<string, unknown>, digits: number, ctor: new () => Record<string, unknown>, shapes?: CelShapes): Record<string, unknown> {
   const out = new ctor();
+  let unset: string[] | undefined;
   for (const f of fields) {
     const v = obj[f.name];
     switch (f.type) {
       case 'money':
-        out[f.name] = typeof v === 'number' ? toMinor(v, digits) : 0n;
-        break;
       case 'integer':
-        out[f.name] = typeof v === 'number' ? BigInt(v) : 0n;
-        break;
       case 'number':
-        out[f.name] = typeof v === 'number' ? v : 0;
+        if (typeof v === 'number') out[f.name] = f.type === 'money' ? toMinor(v, digits) : f.type === 'integer' ? BigInt(v) : v;
+        else {
+          out[f.name] = f.type === 'number' ? 0 : 0n;
+          (unset ??= []).push(f.name);
+        }
         break;
       case 'lines':
         if (Array.isArray(v)) {
@@ -46,6 +48,7 @@ export function toCel(fields: readonly Field[], obj: Record<string, unknown>, di
         if (v !== undefined && v !== null) out[f.name] = v;
     }
   }
+  if (unset) (out as Record<symbol, unknown>)[UNSET] = unset;
   return out;
 }
 

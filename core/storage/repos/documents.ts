@@ -113,12 +113,16 @@ export class DocumentTable {
     return this.db.inTransaction() ? read() : this.db.transaction(read);
   }
 
-  /** The id of a company's document, other than `exceptId`, whose fields equal the values given (a uniqueness check). */
-  async findOther(companyId: string, equals: [field: string, value: string | number | boolean][], exceptId?: string): Promise<string | undefined> {
+  /**
+   * The id of a company's document, other than `exceptId`, whose fields equal the values given
+   * and whose state is not one of `exceptStates` (a uniqueness check).
+   */
+  async findOther(companyId: string, equals: [field: string, value: string | number | boolean][], exceptId?: string, exceptStates: readonly string[] = []): Promise<string | undefined> {
     const kind = (v: unknown): JsonKind => (typeof v === 'number' ? 'number' : typeof v === 'boolean' ? 'boolean' : 'text');
     const where = equals.map(([f, v]) => `${this.db.dialect.jsonField('data', f, kind(v))} = ?`).join(' AND ');
-    const row = await this.db.get<{ id: string }>(`SELECT id FROM ${this.t} WHERE company_id = ? AND ${where} AND id <> ? LIMIT 1`, [
-      companyId, ...equals.map(([, v]) => (typeof v === 'boolean' ? Number(v) : v)), exceptId ?? '',
+    const states = exceptStates.length ? ` AND (state IS NULL OR state NOT IN (${exceptStates.map(() => '?').join(', ')}))` : '';
+    const row = await this.db.get<{ id: string }>(`SELECT id FROM ${this.t} WHERE company_id = ? AND ${where} AND id <> ?${states} LIMIT 1`, [
+      companyId, ...equals.map(([, v]) => (typeof v === 'boolean' ? Number(v) : v)), exceptId ?? '', ...exceptStates,
     ]);
     return row?.id;
   }
