@@ -14,6 +14,7 @@ import { zatcaAccount } from '../apps-installed/invoicing/zatca-account.ts';
 import { startZatcaStandIn, type StandIn } from './zatca-stand-in.ts';
 import { closedPort } from './zatca-stand-in-onboarding.ts';
 import { validateUbl } from './zatca-ubl-schema.ts';
+import { pageQr } from './pdf-pages.ts';
 import { ARABIC, createCompany, createCustomer, expectError, makeHost, type Client, type TestCompany } from './helpers.ts';
 
 const PROFILE = {
@@ -245,10 +246,11 @@ describe('onboarding with ZATCA and stamping at issue', () => {
     const { valid, errors } = await validateUbl(xmls);
     expect(errors).toEqual([]);
     expect(valid).toBe(true);
-    // The PDF carries the same QR (its image decoded in test/invoice-pdf.test.ts, tags 1–9 included).
+    // The PDF carries the same QR, tags 1–9, as its page shows it.
     const pdf = await api.get(`/api/v1/invoices/${standard.id}/pdf`);
     expect(pdf.statusCode).toBe(200);
     expect(pdf.headers['content-type']).toMatch(/^application\/pdf/);
+    expect(await pageQr(pdf.rawPayload)).toBe((await api.get(`/api/v1/invoices/${standard.id}`)).json().data.qr);
   });
   it('onboards again with a new OTP: a new key and certificate stamp what is issued next; what was stamped before keeps its own', async () => {
     const before = await issue(b2b.id);

@@ -5,9 +5,9 @@
 // Pure: no host, no database.
 import { generateKeyPairSync, createHash, sign } from 'node:crypto';
 import { inflateSync } from 'node:zlib';
-import { createCanvas } from '@napi-rs/canvas';
 import jsQR from 'jsqr';
-import { getDocument, type PDFDocumentProxy } from 'pdfjs-dist/legacy/build/pdf.mjs';
+import type { PDFDocumentProxy } from 'pdfjs-dist/legacy/build/pdf.mjs';
+import { openPdf as open, pagePixels } from './pdf-pages.ts';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { issueDates } from '../apps-installed/invoicing/pdf/formats.ts';
 import { renderInvoicePdf, type InvoiceView } from '../apps-installed/invoicing/pdf/index.ts';
@@ -85,23 +85,6 @@ const simplified: InvoiceView = {
   currency: 'SAR',
   qr: stampedQr(),
 };
-
-async function open(pdf: Buffer): Promise<PDFDocumentProxy> {
-  return getDocument({ data: new Uint8Array(pdf), isEvalSupported: false }).promise;
-}
-
-/** Page 1 drawn by pdf.js at 2 device pixels a point, as RGBA. */
-async function pagePixels(doc: PDFDocumentProxy): Promise<{ data: Uint8ClampedArray; width: number; height: number }> {
-  const page = await doc.getPage(1);
-  const viewport = page.getViewport({ scale: 2 });
-  const canvas = createCanvas(Math.ceil(viewport.width), Math.ceil(viewport.height));
-  const ctx = canvas.getContext('2d');
-  ctx.fillStyle = '#ffffff';
-  ctx.fillRect(0, 0, canvas.width, canvas.height);
-  await page.render({ canvas: canvas as unknown as HTMLCanvasElement, canvasContext: ctx as unknown as CanvasRenderingContext2D, viewport }).promise;
-  const { data, width, height } = ctx.getImageData(0, 0, canvas.width, canvas.height);
-  return { data: new Uint8ClampedArray(data.buffer, data.byteOffset, data.length), width, height };
-}
 
 /** A page's text as pdf.js extracts it: its items in order, a line break where it sees one. */
 async function pageText(doc: PDFDocumentProxy, n = 1): Promise<string> {

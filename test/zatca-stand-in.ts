@@ -22,13 +22,24 @@
 //              cannot know; a resubmission is then a duplicate
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { invoiceHash } from '../apps-installed/invoicing/zatca/index.ts';
+import { invoiceHash, parseQr, qr, qrOfXml } from '../apps-installed/invoicing/zatca/index.ts';
 import { onboardingStandIn, type OnboardingStandIn } from './zatca-stand-in-onboarding.ts';
 
 export type Answer = 'accept' | 'warn' | 'reject' | 'error500' | 'busy429' | 'clearanceOff' | 'timeout' | 'hold';
 
-/** The XML as the stand-in clears it: the submitted one with its mark, so that a test tells the two apart (ZATCA adds its stamp). */
-export const clearedOf = (xml: string) => `${xml}\n<!-- cleared by the ZATCA stand-in -->`;
+/**
+ * The XML as the stand-in clears it: ZATCA puts its own stamp and QR on a cleared document, so
+ * the stand-in gives the QR another signature (tag 7) and marks the XML, for a test to tell the
+ * two apart.
+ */
+export const clearedOf = (xml: string) => {
+  const given = qrOfXml(xml);
+  const stamped = given ? xml.replace(`>${given}<`, `>${clearedQr(given)}<`) : xml;
+  return `${stamped}\n<!-- cleared by the ZATCA stand-in -->`;
+};
+
+/** The QR the stand-in's clearance gives a document's QR. */
+export const clearedQr = (given: string) => qr({ ...parseQr(given), signature: 'stamped by the ZATCA stand-in' });
 const cleared = (invoice: string) => Buffer.from(clearedOf(Buffer.from(invoice, 'base64').toString('utf8')), 'utf8').toString('base64');
 
 export interface Received {

@@ -20,7 +20,8 @@ import { SYSTEM_ACTOR } from '../core/kernel/actor.ts';
 import { databases, type Location } from './db.ts';
 import { createCompany, expectError, invoicingSources, type Client, type TestCompany } from './helpers.ts';
 import { spawnChild } from './jobs-app.ts';
-import { clearedOf, REJECTION, startZatcaStandIn, WARNING, type StandIn } from './zatca-stand-in.ts';
+import { pageQr } from './pdf-pages.ts';
+import { clearedOf, clearedQr, REJECTION, startZatcaStandIn, WARNING, type StandIn } from './zatca-stand-in.ts';
 
 // Attempts wait 2 s, then 60 s; one may take 3 s.
 const JOBS = { ladder: [2, 60], jitter: 0.1, timeoutMs: 3000, leaseMs: 10_000, concurrency: 4, pollMs: 1000 };
@@ -151,6 +152,9 @@ describe.each(databases())('submitting invoices and notes to ZATCA ($name)', (db
     expect(done.zatcaStatus).toBe('cleared');
     expect(done.clearedXml).toBe(clearedOf(issuedXml));
     expect(await xmlOf('invoices', inv.id)).toBe(clearedOf(issuedXml));
+    // The PDF given to the buyer carries ZATCA's QR, not the one of issue.
+    const pdf = await api.get(`/api/v1/invoices/${inv.id}/pdf`);
+    expect(await pageQr(pdf.rawPayload)).toBe(clearedQr(done.qr as string));
     expect(zatca.submissionsOf(inv.uuid).map((r) => [r.mode, r.headers['clearance-status'], r.status])).toEqual([['clearance', '1', 200]]);
     expect(await events('invoice.zatca.cleared', inv.id)).toMatchObject([{ documentType: 'invoice', kind: 'standard', mode: 'clearance', zatcaStatus: 'cleared', messages: [] }]);
   });

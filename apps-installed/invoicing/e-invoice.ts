@@ -6,7 +6,7 @@
 // too (QR tags 1–9; before, tags 1–5), so its XML can be rebuilt, byte for byte, whenever it is
 // asked for.
 import { minorDigits, toMinor, type AppContext, type Doc } from 'diwan/sdk';
-import { buildXml, invoiceHash, INITIAL_PIH, pemBody, qr, qrFieldsOf, sign, stamp, type Party, type ZatcaDocument } from './zatca/index.ts';
+import { buildXml, invoiceHash, INITIAL_PIH, pemBody, qr, qrFieldsOf, qrOfXml, sign, stamp, type Party, type ZatcaDocument } from './zatca/index.ts';
 import { zatcaAccount } from './zatca-account.ts';
 import type { InvoiceView } from './pdf/index.ts';
 import type { Totals } from './vat.ts';
@@ -140,7 +140,8 @@ export async function pdfOf(ctx: AppContext, doc: Doc, kind: DocumentKind): Prom
     taxTotal: m(doc.taxTotal),
     total: m(doc.total),
     currency: String(doc.currency),
-    qr: String(doc.qr),
+    // A cleared document is given to the buyer as ZATCA cleared it: with ZATCA's QR.
+    qr: (typeof doc.clearedXml === 'string' && qrOfXml(doc.clearedXml)) || String(doc.qr),
     ...(invoice ? { reference: { invoiceNumber: documentNumber('invoice', invoice.number), reason: String(doc.reason) } } : {}),
   };
   // The PDF's libraries (pdfkit, fonts) load with the first PDF asked for.

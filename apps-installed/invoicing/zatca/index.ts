@@ -10,7 +10,7 @@
  */
 export type * from './types.ts';
 export { buildXml, qrFieldsOf } from './build-xml.ts';
-export { invoiceHash, canonicalForHash, INITIAL_PIH } from './invoice-hash.ts';
+export { invoiceHash, canonicalForHash, qrOfXml, INITIAL_PIH } from './invoice-hash.ts';
 export { sign, stamp, signHash, type SignOptions, type StampOptions, type Signed } from './sign.ts';
 export { qr, parseQr, type QrFields } from './qr.ts';
 export { makeKeyAndCsr, csrFor, CERTIFICATE_TEMPLATE, type CsrInfo, type KeyAndCsr, type ZatcaEnvironment } from './csr.ts';

@@ -39,6 +39,17 @@ export function canonicalForHash(xml: string): string {
   return new C14nCanonicalization().process(root, {});
 }
 
+/** The QR a document's XML carries (its AdditionalDocumentReference QR): on a cleared document, ZATCA's. */
+export function qrOfXml(xml: string): string | undefined {
+  for (const e of Array.from(parseXml(xml).documentElement.childNodes)) {
+    if (e.nodeType !== 1 || (e as Element).namespaceURI !== NS.cac || (e as Element).localName !== 'AdditionalDocumentReference') continue;
+    if (childText(e as Element, NS.cbc, 'ID') !== 'QR') continue;
+    const value = (e as Element).getElementsByTagNameNS(NS.cbc, 'EmbeddedDocumentBinaryObject')[0];
+    return value?.textContent?.trim() || undefined;
+  }
+  return undefined;
+}
+
 export function invoiceHash(xml: string): string {
   return createHash('sha256').update(canonicalForHash(xml), 'utf8').digest('base64');
 }
