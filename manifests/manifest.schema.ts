@@ -38,6 +38,11 @@ const fieldCommon = {
    * lists, audit rows or events. Only strings may be secret, and a secret cannot be a filter.
    */
   secret: { type: 'boolean' },
+  /**
+   * A large value (a file's text, e.g. an XML document): answered, like a secret, only by the
+   * document's own get route, never in lists, audit rows or events; unlike a secret, shown.
+   */
+  detailOnly: { type: 'boolean' },
   /** Offered as a `?name=` filter on the list route. */
   filterable: { type: 'boolean' },
   minimum: { type: 'number' },

@@ -26,6 +26,7 @@ import { ManualClock } from '../core/kernel/clock.ts';
 import { CLI_ACTOR } from '../core/kernel/actor.ts';
 import { REPO_ROOT, validManifest, type AppSource } from '../core/apps/app-source.ts';
 import { isReadOnly } from '../core/apps/doc-schemas.ts';
+import { startZatcaStandIn, type Answer, type StandIn } from './zatca-stand-in.ts';
 import type { ConditionDecl, DocumentTypeDecl, FieldDecl, Manifest, SourceDecl, TopicDecl, WhenDecl } from '../manifests/manifest.schema.ts';
 
 const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (a: Ajv) => Ajv;
@@ -803,8 +804,42 @@ const COMPUTED: Record<string, Driver> = {
   },
 };
 
+/** The company onboarded with ZATCA (once), its gateway the stand-in, as its Owner does it. */
+let zatca: StandIn | undefined;
+async function onboardedWithZatca(): Promise<StandIn> {
+  if (zatca) return zatca;
+  zatca = await startZatcaStandIn();
+  const profile = {
+    legalName: { en: 'Riyadh Office Supplies Co', ar: 'شركة الرياض للأدوات المكتبية' }, vatNumber: '310122393500003', crNumber: '1010010000',
+    address: { buildingNumber: '1234', street: 'King Fahd Road', district: 'Al Olaya', city: 'Riyadh', postalCode: '12214', country: 'SA' },
+  };
+  await expectStatus(await call('PATCH', '/api/v1/company', profile, '/api/v1/company'), 200, 'the seller profile');
+  await expectStatus(await call('PATCH', '/api/v1/apps/invoicing/settings', { zatcaBaseUrl: zatca.url }, '/api/v1/apps/:id/settings'), 200, 'the gateway');
+  await expectStatus(await call('POST', '/api/v1/company/zatca/onboard', { otp: zatca.onboarding.otp, gateway: 'simulation' }, '/api/v1/company/zatca/onboard'), 200, 'onboarding');
+  return zatca;
+}
+
+/** An invoice the onboarded company sends (standard when the buyer has a VAT number), submitted by its job with ZATCA answering `answer`. */
+async function submittedToZatca(answer: Answer, buyerVat?: string): Promise<Drive> {
+  const z = await onboardedWithZatca();
+  // What other drivers issued meanwhile goes first, accepted.
+  await host.jobRunner.runDue();
+  const customer = await expectStatus(await call('POST', '/api/v1/customers', { name: 'Al Noor Trading', ...(buyerVat ? { vatNumber: buyerVat } : {}) }), 201, 'a customer');
+  const lines = [{ description: 'A4 paper, 5 reams', quantity: 4, unitPrice: 112.5 }];
+  const draft = await expectStatus(await call('POST', '/api/v1/invoices', { customerId: (customer.data as Doc).id, date: today(), dueDate: addDays(today(), 30), lines }), 201, 'a draft invoice');
+  const id = (draft.data as Doc).id;
+  await expectStatus(await call('POST', `/api/v1/invoices/${id}/send`, {}), 200, 'send');
+  z.next(answer);
+  const seq = await mark();
+  if ((await host.jobRunner.runDue()) !== 1) throw new DriveError('the submission job did not run');
+  return { seq, id };
+}
+
 /** `operation` sources: the route or write that makes the app's code emit. */
 const OPERATIONS: Record<string, Driver> = {
+  'invoice.zatca.cleared': () => submittedToZatca('accept', '300000000000003'),
+  'invoice.zatca.reported': () => submittedToZatca('accept'),
+  'invoice.zatca.rejected': () => submittedToZatca('reject'),
   async 'analytics.access.denied'() {
     const t = typeOf('analytics', 'dashboard');
     let doc = await createDoc(t.app, 'dashboard', { full: true });
@@ -881,6 +916,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await host?.close();
+  await zatca?.close();
 });
 
 describe('every catalogue event through its real source', () => {
@@ -1005,7 +1041,11 @@ describe('every installed app answers', () => {
     const types = [...manifests.values()].flatMap((m) => (m.documentTypes ?? []).map((decl) => ({ app: m.id, decl, manifest: m })));
     for (const t of types) {
       const r = `/api/v1/${t.decl.resource}`;
-      if (t.decl.initialState && t.decl.lockedIn?.includes(t.decl.initialState)) for (const m of ['PATCH', 'DELETE']) lockedAtBirth.add(`${m} ${r}/:id`);
+      // Writable fields not locked in `state` (PATCH changes one of them).
+      const writableIn = (state: string | undefined) => t.decl.fields.filter((x) => !isReadOnly(x) && x.type !== 'lines' && !(state && x.lockedIn?.includes(state)));
+      // Locked from creation: as a whole, or field by field (an issued note).
+      const born = t.decl.initialState;
+      if (born && (t.decl.lockedIn?.includes(born) || !writableIn(born).length)) for (const m of ['PATCH', 'DELETE']) lockedAtBirth.add(`${m} ${r}/:id`);
       generated.set(`GET ${r}`, () => call('GET', r, undefined, r));
       generated.set(`POST ${r}`, async () => call('POST', r, await createBody(t.app, t.decl.name, { full: true }, []), r));
       generated.set(`GET ${r}/:id`, async () => call('GET', `${r}/${(await createDoc(t.app, t.decl.name, {})).id}`, undefined, `${r}/:id`));
@@ -1013,8 +1053,9 @@ describe('every installed app answers', () => {
         const doc = await createDoc(t.app, t.decl.name, { full: true });
         // Not a field locked in the document's state, nor one whose generated values a rule refuses (those OVERRIDES gives), when there is another.
         const fixed = (await OVERRIDES[`${t.app}/${t.decl.name}`]?.(today())) ?? {};
-        const writable = t.decl.fields.filter((x) => !isReadOnly(x) && x.type !== 'lines' && !(doc.state && x.lockedIn?.includes(doc.state)));
-        const f = writable.find((x) => !(x.name in fixed)) ?? writable[0];
+        const writable = writableIn(doc.state);
+        // Locked from creation: any field, to be refused.
+        const f = writable.find((x) => !(x.name in fixed)) ?? writable[0] ?? writableIn(undefined)[0];
         return call('PATCH', `${r}/${doc.id}`, { [f.name]: await differentValue(t.app, f, doc[f.name]) }, `${r}/:id`);
       });
       generated.set(`DELETE ${r}/:id`, async () => call('DELETE', `${r}/${(await createDoc(t.app, t.decl.name, {})).id}`, undefined, `${r}/:id`));
@@ -1046,6 +1087,8 @@ describe('every installed app answers', () => {
           ['xml', 'pdf'].map((what) => [`GET /api/v1/${resource}/:id/${what}`, async () => call('GET', `/api/v1/${resource}/${(await make()).id}/${what}`, undefined, `/api/v1/${resource}/:id/${what}`)]),
         ),
       ),
+      // Onboarding's state (before onboarding: not onboarded).
+      'GET /api/v1/company/zatca': () => call('GET', '/api/v1/company/zatca', undefined, '/api/v1/company/zatca'),
       'GET /api/v1/customers/:id/balance': async () => {
         const c = await createDoc('invoicing', 'customer', {});
         return call('GET', `/api/v1/customers/${c.id}/balance`, undefined, '/api/v1/customers/:id/balance');

@@ -1,5 +1,6 @@
-// A field declared `secret` (a device password, a token) is answered only by its document's get
-// route: never in the list, the audit trail, or events.
+// A field declared `secret` (a device password, a token) or `detailOnly` (a large value, e.g. a
+// file's text) is answered only by its document's get route: never in the list, the audit
+// trail, or events.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -18,6 +19,7 @@ const manifest = {
     fields: [
       { name: 'label', type: 'string', required: true, filterable: true, label: bi('Label', 'الوصف') },
       { name: 'token', type: 'string', required: true, secret: true, label: bi('Token', 'الرمز') },
+      { name: 'manual', type: 'string', detailOnly: true, label: bi('Manual', 'الدليل') },
     ],
   }],
   eventFamilies: [{ family: 'vault', prefix: 'vault', label: bi('Vault', 'الخزنة'), topics: [
@@ -44,28 +46,31 @@ describe('secret fields', () => {
   });
 
   it('are answered by the get route only: not in lists, audit rows or events', async () => {
-    const created = await a.as().post('/api/v1/vault-entries', { label: 'Gate camera', token: 's3cr3t-value' });
+    const created = await a.as().post('/api/v1/vault-entries', { label: 'Gate camera', token: 's3cr3t-value', manual: 'l0ng-manual-text' });
     expect(created.statusCode, created.body).toBe(201);
     const id = created.json().data.id;
     await a.as().patch(`/api/v1/vault-entries/${id}`, { token: 'n3w-s3cr3t' });
-    expect((await a.as().get(`/api/v1/vault-entries/${id}`)).json().data.token).toBe('n3w-s3cr3t');
+    expect((await a.as().get(`/api/v1/vault-entries/${id}`)).json().data).toMatchObject({ token: 'n3w-s3cr3t', manual: 'l0ng-manual-text' });
     const list = (await a.as().get('/api/v1/vault-entries')).json().data;
     expect(list).toHaveLength(1);
     expect(list[0]).not.toHaveProperty('token');
+    expect(list[0]).not.toHaveProperty('manual');
     const audit = JSON.stringify((await a.as().get(`/api/v1/audit-log?resource=vault-entries`)).json().data);
     expect(audit).toContain(id);
-    expect(audit).not.toMatch(/s3cr3t/);
+    expect(audit).not.toMatch(/s3cr3t|l0ng-manual/);
     const events = await host.storage.db.all<{ topic: string; data: string }>('SELECT topic, data FROM outbox WHERE company_id = ?', [a.company.id]);
     expect(events.map((e) => e.topic)).toEqual(expect.arrayContaining(['vault.entry.created', 'vault.entry.updated', 'audit.vault_entries.create']));
-    expect(events.map((e) => e.data).join('\n')).not.toMatch(/s3cr3t/);
+    expect(events.map((e) => e.data).join('\n')).not.toMatch(/s3cr3t|l0ng-manual/);
     const topic = host.catalogue.topic('vault.entry.created')!.decl;
     expect(Object.keys(topic.payload.properties as object)).not.toContain('token');
+    expect(Object.keys(topic.payload.properties as object)).not.toContain('manual');
   });
 
-  it('must be strings and cannot be filters', () => {
+  it('must be strings (a secret) and cannot be filters (either)', () => {
     const bad = structuredClone(manifest);
     bad.documentTypes[0].fields[1] = { ...bad.documentTypes[0].fields[1], type: 'number', filterable: true } as never;
+    bad.documentTypes[0].fields[2] = { ...bad.documentTypes[0].fields[2], filterable: true } as never;
     const rules = checkManifest(bad).problems.map((p) => p.rule);
-    expect(rules).toEqual(expect.arrayContaining(['secretType', 'secretFilter']));
+    expect(rules).toEqual(expect.arrayContaining(['secretType', 'secretFilter', 'detailFilter']));
   });
 });

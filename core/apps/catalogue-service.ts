@@ -18,7 +18,7 @@ export const CORE_FAMILIES: EventFamilyDecl[] = JSON.parse(fs.readFileSync(path.
 
 /** Writes the core itself audits, as `resource: actions`. */
 const CORE_AUDITED: Record<string, string[]> = {
-  companies: ['create'],
+  companies: ['create', 'update'],
   'api-keys': ['create', 'revoke'],
   members: ['create', 'invite', 'join', 'update', 'delete'],
   apps: ['install', 'enable', 'disable', 'uninstall', 'purge', 'upgrade', 'settings'],

@@ -5,6 +5,9 @@ import type { DocumentTypeDecl, FieldDecl, LineFieldDecl } from '../../manifests
 type Schema = Record<string, unknown>;
 
 /** Neither a client nor an app's input sets it: the app's hooks do, its `compute` expression (of the document or of a line), or its aggregate. */
+/** A field only the document's own get route answers (a secret, or a large value): never in lists, audit rows or events. */
+export const getOnly = (f: { secret?: boolean; detailOnly?: boolean }): boolean => !!(f.secret || f.detailOnly);
+
 export const isReadOnly = (f: FieldDecl | LineFieldDecl): boolean => !!f.readOnly || f.compute !== undefined || !!(f as FieldDecl).aggregate;
 
 /** Bounds that also keep JSON's `1e400` (Infinity) out of numeric fields. */
@@ -68,10 +71,10 @@ function objectOf(fields: (FieldDecl | LineFieldDecl)[], mode: 'write' | 'read',
     // What the client cannot write is marked so in the OpenAPI document (and generated clients).
     if (readOnly) (properties[f.name] as Schema).readOnly = true;
     // On read, a field is always there if it is declared required: a write required it, or, for a
-    // read-only field, the app's hooks promise to set it. A secret is left out of lists, audit
-    // rows and events, so reads may lack it.
+    // read-only field, the app's hooks promise to set it. A secret (or another get-only field) is
+    // left out of lists, audit rows and events, so reads may lack it.
     // A field with a default may be left out of a create (the default fills it in).
-    if (f.required && !(mode === 'read' && f.secret) && !(mode === 'write' && (f as FieldDecl).default !== undefined)) required.push(f.name);
+    if (f.required && !(mode === 'read' && getOnly(f)) && !(mode === 'write' && (f as FieldDecl).default !== undefined)) required.push(f.name);
   }
   return { type: 'object', additionalProperties: false, properties, ...(required.length ? { required } : {}) };
 }
@@ -158,8 +161,8 @@ export function buildDocSchemas(dt: DocumentTypeDecl, idPrefixOf: (to: string) =
  * `transition` and `change` sources `previous`, the values the write replaced.
  */
 export function eventPayloadSchema(readSchema: Schema, dt: DocumentTypeDecl, source: { on: string; field?: string }): Schema {
-  // Events never carry a secret field.
-  const secrets = new Set(dt.fields.filter((f) => f.secret).map((f) => f.name));
+  // Events never carry a secret or another get-only field.
+  const secrets = new Set(dt.fields.filter(getOnly).map((f) => f.name));
   const read = secrets.size ? { ...readSchema, properties: Object.fromEntries(Object.entries(readSchema.properties as Schema).filter(([k]) => !secrets.has(k))) } : readSchema;
   if (source.on !== 'transition' && source.on !== 'change') return read;
   const props = read.properties as Schema;

@@ -16,7 +16,7 @@ import type { Principal } from '../identity/principal.ts';
 import { newSortableId, isoNow } from '../kernel/ids.ts';
 import { DiwanError } from '../kernel/errors/diwan-error.ts';
 import { compileFor, check, validationError, ajvDetails, unstorableDetails } from '../kernel/validation.ts';
-import { buildDocSchemas, eventPayloadSchema, isReadOnly, type DocSchemas } from './doc-schemas.ts';
+import { buildDocSchemas, eventPayloadSchema, getOnly, isReadOnly, type DocSchemas } from './doc-schemas.ts';
 import { appFault } from './app-fault.ts';
 import { buildRules, hasExpressions, readsRef, rulesRead, type CompiledRules } from './rules/document-rules.ts';
 import { applyDefaults, applySet, brokenRules, celActivation, computeInto, conditionHolds, guardHolds, transitionScope, type Refs, type RuleScope } from './rules/evaluate.ts';
@@ -202,7 +202,7 @@ export class DocType {
     return doc;
   }
 
-  /** A document that validates against the read schema, for test events and the catalogue. */
+  /** A document that validates against the read schema and the events' payload schema, for test events and the catalogue. */
   example(): Record<string, unknown> {
     // Within the field's bounds: the example must validate against the schema it illustrates.
     const within = (v: number, f: Fields[number]) => Math.min(f.maximum ?? Infinity, Math.max(f.minimum ?? -Infinity, v));
@@ -222,7 +222,8 @@ export class DocType {
     return {
       id: `${this.decl.idPrefix}_0example0000000000000`,
       ...(this.decl.initialState ? { state: this.decl.initialState } : {}),
-      ...Object.fromEntries(this.decl.fields.map((f) => [f.name, value(f)])),
+      // As lists and events carry it: without its get-only fields.
+      ...Object.fromEntries(this.decl.fields.filter((f) => !getOnly(f)).map((f) => [f.name, value(f)])),
       createdAt: '2026-01-15T09:30:00.000Z',
       updatedAt: '2026-01-15T09:30:00.000Z',
     };
@@ -230,14 +231,14 @@ export class DocType {
 
   // ---- reading ---------------------------------------------------------------------------
 
-  /** Secret fields: answered only by the document's get route. */
+  /** Secret and other get-only fields: answered only by the document's get route. */
   private get secrets(): string[] {
-    return (this.secretFields ??= this.decl.fields.filter((f) => f.secret).map((f) => f.name));
+    return (this.secretFields ??= this.decl.fields.filter(getOnly).map((f) => f.name));
   }
 
   private secretFields?: string[];
 
-  /** The document without its secret fields: what lists, audit rows and events carry. */
+  /** The document without its get-only fields: what lists, audit rows and events carry. */
   private redact(doc: Doc): Doc;
   private redact(doc: Doc | undefined): Doc | undefined;
   private redact(doc: Doc | undefined): Doc | undefined {

@@ -158,6 +158,7 @@ export function checkManifest(raw: unknown): { manifest?: Manifest; problems: Pr
       const checkField = (ff: typeof f | NonNullable<typeof f.fields>[number], p: string) => {
         if (ff.secret && ff.type !== 'string') add(`${p}/secret`, 'secretType', `only a string field can be secret (${ff.name} is ${ff.type})`);
         if (ff.secret && ff.filterable) add(`${p}/filterable`, 'secretFilter', `a secret field (${ff.name}) cannot be a list filter`);
+        if (ff.detailOnly && ff.filterable) add(`${p}/filterable`, 'detailFilter', `a get-only field (${ff.name}) cannot be a list filter: lists do not carry it`);
         if (ff.type === 'enum' && !ff.values) add(`${p}/values`, 'required', `enum field ${ff.name} needs values`);
         if (ff.type === 'reference' && !ff.to) add(`${p}/to`, 'required', `reference field ${ff.name} needs "to"`);
         // Reads declare such a field always present: only a server bundle's hooks (or its expression) can keep that promise.
