@@ -101,6 +101,9 @@ describe.each(databases())('the jobs API and CLI ($name)', (db) => {
     expect(retried.json().data).toMatchObject({ id: failing, state: 'pending', attempts: 0, nextRunAt: new Date(START + 10_000).toISOString(), finishedAt: null });
     const audit = await host.storage.db.all<{ action: string; resource_id: string; app_id: string }>("SELECT action, resource_id, app_id FROM audit_log WHERE resource = 'jobs'");
     expect(audit).toEqual([{ action: 'retry', resource_id: failing, app_id: 'core' }]);
+    // Its audit event is a topic of the catalogue, as every audited write's is.
+    expect(host.catalogue.known().topics.has('audit.jobs.retry')).toBe(true);
+    expect(Number((await host.storage.db.get<{ n: number }>("SELECT count(*) AS n FROM outbox WHERE topic = 'audit.jobs.retry' AND company_id = ?", [co.company.id]))!.n)).toBe(1);
     // Retried: it runs again as attempt 1 of a fresh set, and its log keeps the earlier two.
     expect(await host.jobRunner.runDue()).toBe(1);
     const again = (await admin.get(`/api/v1/jobs/${failing}`)).json().data;
