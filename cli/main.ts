@@ -25,6 +25,7 @@ import { permissions } from './commands/permissions.ts';
 import { app } from './commands/app.ts';
 import { events } from './commands/events.ts';
 import { webhooks } from './commands/webhooks.ts';
+import { jobs } from './commands/jobs.ts';
 import { listen } from './commands/listen.ts';
 import { users } from './commands/users.ts';
 import { secrets } from './commands/secrets.ts';
@@ -35,7 +36,7 @@ import { recordedPublicUrl } from './public-url.ts';
 /** The languages of core/kernel/i18n (not imported from there: it loads i18next). */
 const LANGUAGES = ['en', 'ar'] as const satisfies readonly Lang[];
 
-export const GROUPS: CommandGroup[] = [start, serve, worker, migrate, companies, users, keys, apps, audit, permissions, events, webhooks, listen, secrets, app];
+export const GROUPS: CommandGroup[] = [start, serve, worker, migrate, companies, users, keys, apps, audit, permissions, events, webhooks, jobs, listen, secrets, app];
 
 const GLOBAL_OPTIONS: Record<string, OptionSpec> = {
   'data-dir': {

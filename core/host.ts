@@ -29,6 +29,7 @@ import { companyRoutes } from './http/routes/company.ts';
 import { eventRoutes } from './http/routes/events.ts';
 import { eventLogRoutes } from './http/routes/event-log.ts';
 import { webhookRoutes } from './http/routes/webhooks.ts';
+import { jobRoutes } from './http/routes/jobs.ts';
 import { peopleRoutes } from './http/routes/people.ts';
 import { webRoutes } from './http/web-routes.ts';
 import { opsRoutes } from './http/ops-routes.ts';
@@ -127,6 +128,7 @@ export async function buildHost(opts: HostOptions = {}): Promise<Host> {
       },
     }),
     ...webhookRoutes({ webhooks, catalogue }),
+    ...jobRoutes(runtime.jobs),
   ]) {
     pipeline.add(r);
   }

@@ -123,6 +123,13 @@ export interface EnqueueOptions {
  */
 export interface JobsHandle {
   enqueue(name: string, payload?: unknown, opts?: EnqueueOptions): Promise<{ id: string; created: boolean }>;
+  /**
+   * Puts the app's `failed` job with this key back to `pending` now, with a fresh set of attempts
+   * (the earlier ones stay in its log; audited as `jobs:retry`). A job in another state is left
+   * as it is (`retried: false`, its state); null: no job has this key (never enqueued, or
+   * deleted after it ended).
+   */
+  retry(key: string): Promise<{ id: string; state: 'pending' | 'running' | 'done' | 'failed'; retried: boolean } | null>;
 }
 
 /** What a job handler receives beside its payload: the app's context in the job's company, and the attempt. */

@@ -9,6 +9,7 @@ import { priceLines } from './vat.ts';
 import { TYPE_OF, documentNumber, type DocumentKind } from './e-invoice-kinds.ts';
 import { SUBMIT_JOB, enqueueSubmission, markForZatca, submitToZatca, takeZatcaAnswer } from './submission.ts';
 import { zatcaRoutes } from './zatca-routes.ts';
+import { resubmitRoutes } from './zatca-resubmit.ts';
 
 /** The e-invoice and PDF code (zatca/, pdf/ and their libraries), loaded when first used. */
 const eInvoice = () => import('./e-invoice.ts');
@@ -240,6 +241,7 @@ export default defineApp({
   routes: [
     ...eInvoiceRoutes,
     ...zatcaRoutes,
+    ...resubmitRoutes,
     route({
       method: 'POST',
       url: '/invoices/:id/payments',

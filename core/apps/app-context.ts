@@ -30,6 +30,8 @@ export interface ContextDeps {
   checkAudit(resource: string, action: string): void;
   /** Enqueues one of the app's jobs (refusing a name it declares no handler for), in the caller's transaction. */
   enqueue(caller: Caller, name: string, payload: unknown, opts?: EnqueueOptions): Promise<{ id: string; created: boolean }>;
+  /** Retries the app's failed job with a key (see the SDK's JobsHandle). */
+  retryJob: (caller: Caller, key: string) => ReturnType<AppContext['jobs']['retry']>;
   /** The next number of a company's counter (storage's gap-free sequences); `key` already names the app. */
   nextNumber(companyId: string, key: string): Promise<number>;
   /** Apps' sealed secrets (bound below to this app and the caller's company). */
@@ -138,7 +140,7 @@ class BoundContext implements AppContext {
   }
 
   get jobs(): AppContext['jobs'] {
-    return { enqueue: (name, payload, opts) => this.deps.enqueue(this.caller, name, payload, opts) };
+    return { enqueue: (name, payload, opts) => this.deps.enqueue(this.caller, name, payload, opts), retry: (key) => this.deps.retryJob(this.caller, key) };
   }
 
   get secrets(): AppContext['secrets'] {

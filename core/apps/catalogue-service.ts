@@ -23,6 +23,7 @@ const CORE_AUDITED: Record<string, string[]> = {
   members: ['create', 'invite', 'join', 'update', 'delete'],
   apps: ['install', 'enable', 'disable', 'uninstall', 'purge', 'upgrade', 'settings'],
   'webhook-endpoints': ['create', 'update', 'enable', 'disable', 'delete', 'rotate', 'retry'],
+  jobs: ['retry'],
 };
 
 const AUDIT_EXAMPLE = {

@@ -15,7 +15,9 @@ import { DiwanError } from '../kernel/errors/diwan-error.ts';
 import { isoNow, newId, newSortableId } from '../kernel/ids.ts';
 import { maxAttempts, nextState, RETRY_AFTER_CAP_MS } from '../webhooks/ladder.ts';
 import type { Company } from '../tenancy/companies.ts';
+import type { UnitOfWork, WriteScope } from '../audit/unit-of-work.ts';
 import type { Caller } from './doc-type.ts';
+import { JOB_STATES } from '../storage/repos/app-jobs.ts';
 
 export interface JobsConfig {
   /** Seconds before each retry: a job gets 1 + ladder.length attempts. */
@@ -86,11 +88,73 @@ export const toJob = (r: JobRow): Job => ({
   finishedAt: r.finished_at,
 });
 
-/** The enqueueing side, shared by every app context of the process. */
+/** One attempt of a job, as the attempt log shows it. */
+export interface JobAttempt {
+  attempt: number;
+  startedAt: string;
+  endedAt: string;
+  durationMs: number;
+  outcome: string;
+  error: string | null;
+}
+
+const toAttempt = (a: JobAttemptRow): JobAttempt => ({
+  attempt: Number(a.attempt), startedAt: a.started_at, endedAt: a.ended_at, durationMs: Number(a.duration_ms), outcome: a.outcome, error: a.error,
+});
+
+const nullable = (type: string) => ({ type: [type, 'null'] });
+
+export const jobSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['id', 'appId', 'name', 'key', 'payload', 'state', 'attempts', 'nextRunAt', 'lastError', 'createdAt', 'updatedAt', 'finishedAt'],
+  properties: {
+    id: { type: 'string' },
+    appId: { type: 'string', description: 'The app whose job it is' },
+    name: { type: 'string', description: "The job's name in its app (`defineApp({ jobs })`)" },
+    key: { ...nullable('string'), description: "The app's idempotency key (one job per key)" },
+    payload: { description: 'What the app enqueued it with (JSON)' },
+    state: { type: 'string', enum: [...JOB_STATES], description: '`failed`: every attempt of the ladder failed; `POST …/retry` puts it back' },
+    attempts: { type: 'integer', description: 'Attempts made since it was enqueued or last retried' },
+    nextRunAt: { ...nullable('string'), description: 'When a pending job is due' },
+    lastError: { ...nullable('string'), description: "The last failed attempt's error" },
+    createdAt: { type: 'string' },
+    updatedAt: { type: 'string' },
+    finishedAt: nullable('string'),
+  },
+} as const;
+
+export const jobAttemptSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['attempt', 'startedAt', 'endedAt', 'durationMs', 'outcome', 'error'],
+  properties: {
+    attempt: { type: 'integer', description: 'From 1; a retried job counts afresh' },
+    startedAt: { type: 'string' },
+    endedAt: { type: 'string' },
+    durationMs: { type: 'integer' },
+    outcome: { type: 'string', description: 'done, error, timeout, lease_expired, interrupted' },
+    error: nullable('string'),
+  },
+} as const;
+
+export const jobWithAttemptsSchema = {
+  ...jobSchema,
+  required: [...jobSchema.required, 'attemptLog'],
+  properties: { ...jobSchema.properties, attemptLog: { type: 'array', items: jobAttemptSchema, description: 'Every attempt, oldest first (those before a retry included)' } },
+} as const;
+
+/** A retry of a job that is not failed: CONFLICT naming its state, in the caller's language. */
+const notFailed = (id: string, state: string, lang: Lang = 'en') =>
+  new DiwanError('CONFLICT', [{ reason: 'job_not_failed', id, state }], {
+    reason: lang === 'ar' ? `المهمة في الحالة "${state}": لا يُعاد إلا ما أخفق (failed)` : `the job is "${state}": only a failed job is retried`,
+  });
+
+/** The enqueueing side, shared by every app context of the process, and the operators' view (list, show, retry). */
 export class AppJobs {
   private listeners = new Set<() => void>();
 
-  constructor(private deps: { db: Db; repo: AppJobsRepo; clock: Clock }) {}
+  constructor(private deps: { db: Db; repo: AppJobsRepo; clock: Clock; uow: UnitOfWork }) {}
 
   /** Hears each enqueue once committed (this process's runner wakes at once). */
   onEnqueued(fn: () => void): () => void {
@@ -123,9 +187,48 @@ export class AppJobs {
     });
   }
 
-  async get(companyId: string, id: string): Promise<(Job & { attemptLog: JobAttemptRow[] }) | undefined> {
+  async get(companyId: string, id: string): Promise<(Job & { attemptLog: JobAttempt[] }) | undefined> {
     const r = await this.deps.repo.get(companyId, id);
-    return r && { ...toJob(r), attemptLog: await this.deps.repo.attempts(id) };
+    return r && { ...toJob(r), attemptLog: (await this.deps.repo.attempts(id)).map(toAttempt) };
+  }
+
+  /** One job of the company with its attempts; another company's is NOT_FOUND as an unknown one is. */
+  async show(companyId: string, id: string): Promise<Job & { attemptLog: JobAttempt[] }> {
+    const job = await this.get(companyId, id);
+    if (!job) throw new DiwanError('NOT_FOUND', [{ resource: 'jobs', id }]);
+    return job;
+  }
+
+  /** The company's jobs, newest first, a page at a time. */
+  async page(companyId: string, q: { page: number; pageSize: number; app?: string; name?: string; state?: JobStateName }): Promise<{ data: Job[]; total: number }> {
+    const { total, rows } = await this.deps.repo.page(companyId, { page: q.page, pageSize: q.pageSize, appId: q.app, name: q.name, state: q.state });
+    return { total, data: rows.map(toJob) };
+  }
+
+  /**
+   * A failed job pending again now, with a fresh set of attempts (the earlier ones stay in its
+   * log); audited. Any other state: CONFLICT naming it.
+   */
+  retry(scope: WriteScope, id: string): Promise<Job> {
+    return this.deps.uow.run(scope, async (w) => {
+      const before = await this.show(scope.companyId, id);
+      const now = this.deps.clock.now();
+      if (!(await this.deps.repo.retry(id, now, isoNow(now)))) throw notFailed(id, before.state, scope.lang);
+      const after = toJob((await this.deps.repo.get(scope.companyId, id))!);
+      const { attemptLog: _, ...was } = before;
+      await w.audit({ action: 'retry', resource: 'jobs', resourceId: id, before: was, after });
+      this.deps.db.afterCommit(() => this.listeners.forEach((fn) => fn()));
+      return after;
+    });
+  }
+
+  /** An app's own retry of its job with `key` (SDK `ctx.jobs.retry`): null when there is none. */
+  async retryKey(appId: string, caller: Caller, key: string): Promise<{ id: string; state: JobStateName; retried: boolean } | null> {
+    const r = await this.deps.repo.byKey(caller.company.id, appId, key);
+    if (!r) return null;
+    if (r.state !== 'failed') return { id: r.id, state: r.state, retried: false };
+    const job = await this.retry({ companyId: caller.company.id, actor: caller.actor, appId, requestId: caller.requestId, lang: caller.lang }, r.id);
+    return { id: job.id, state: job.state, retried: true };
   }
 
   async list(companyId: string, appId: string, q: { name?: string; state?: JobStateName } = {}): Promise<Job[]> {
@@ -189,7 +292,7 @@ function attemptContext(base: AppContext, job: JobContext['job'], signal: AbortS
     },
     events: { emit: guard(base.events.emit) },
     audit: { record: guard(base.audit.record) },
-    jobs: { enqueue: guard(base.jobs.enqueue) },
+    jobs: { enqueue: guard(base.jobs.enqueue), retry: guard(base.jobs.retry) },
     transaction: <T,>(fn: () => Promise<T>): Promise<T> => guard(() => base.transaction(fn))(),
   };
   // Own properties over the base's (some of which are getters, which assignment could not replace).

@@ -96,7 +96,7 @@ export class AppRuntime {
   constructor(readonly deps: RuntimeDeps) {
     deps.storage.changes.on('installs', () => this.installCache.clear());
     this.settings = new AppSettings({ installs: deps.storage.installs, uow: deps.uow, clock: deps.clock, tr: deps.tr });
-    this.jobs = new AppJobs({ db: deps.storage.db, repo: deps.storage.jobs, clock: deps.clock });
+    this.jobs = new AppJobs({ db: deps.storage.db, repo: deps.storage.jobs, clock: deps.clock, uow: deps.uow });
     this.secrets = new AppSecrets(deps.storage.appSecrets, deps.clock, deps.secrets);
   }
 
@@ -325,6 +325,7 @@ export class AppRuntime {
           }
           return this.jobs.enqueue(app.manifest.id, caller, name, payload, opts);
         },
+        retryJob: (caller, key) => this.jobs.retryKey(app.manifest.id, caller, key),
         nextNumber: (companyId, key) => storage.sequences.next(companyId, key),
         secrets: this.secrets,
       };

@@ -31,6 +31,8 @@ export const CORE_PERMISSIONS: PermissionEntry[] = [
   core('events:read', 'Viewer', 'Read the event catalogue', 'عرض دليل الأحداث'),
   core('events:test', 'Admin', 'Send test events', 'إرسال أحداث تجريبية'),
   core('webhooks:read', 'Admin', 'List webhook endpoints and their delivery logs', 'عرض نقاط استقبال الويب هوك وسجلات التسليم'),
+  core('jobs:read', 'Admin', "List the apps' jobs and their attempts", 'عرض مهام التطبيقات ومحاولاتها'),
+  core('jobs:manage', 'Admin', 'Retry a job that failed', 'إعادة تشغيل مهمة أخفقت'),
   core('webhooks:manage', 'Admin', 'Create, change, delete webhook endpoints and retry deliveries', 'إنشاء نقاط استقبال الويب هوك وتعديلها وحذفها وإعادة التسليم'),
 ];
 

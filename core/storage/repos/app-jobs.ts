@@ -183,6 +183,32 @@ export class AppJobsRepo {
     return rows.map(numbers);
   }
 
+  /** A company's jobs, newest first, a page at a time, optionally of one app, name or state (the operators' list). */
+  async page(companyId: string, q: { page: number; pageSize: number; appId?: string; name?: string; state?: JobStateName }): Promise<{ total: number; rows: JobRow[] }> {
+    const where = ['company_id = ?'];
+    const params: unknown[] = [companyId];
+    if (q.appId) (where.push('app_id = ?'), params.push(q.appId));
+    if (q.name) (where.push('name = ?'), params.push(q.name));
+    if (q.state) (where.push('state = ?'), params.push(q.state));
+    const total = (await this.db.get<{ n: number }>(`SELECT count(*) AS n FROM app_jobs WHERE ${where.join(' AND ')}`, params))!.n;
+    const rows = await this.db.all<JobRow>(`SELECT * FROM app_jobs WHERE ${where.join(' AND ')} ORDER BY seq DESC LIMIT ? OFFSET ?`, [...params, q.pageSize, (q.page - 1) * q.pageSize]);
+    return { total: Number(total), rows: rows.map(numbers) };
+  }
+
+  async byKey(companyId: string, appId: string, key: string): Promise<JobRow | undefined> {
+    const r = await this.db.get<JobRow>('SELECT * FROM app_jobs WHERE company_id = ? AND app_id = ? AND job_key = ?', [companyId, appId, key]);
+    return r && numbers(r);
+  }
+
+  /** A failed job pending again, due at `dueMs`, with a fresh set of attempts (its attempt log kept); answers whether it was failed. */
+  async retry(id: string, dueMs: number, at: string): Promise<boolean> {
+    const { changes } = await this.db.run(
+      "UPDATE app_jobs SET state = 'pending', attempts = 0, next_run_at = ?, updated_at = ?, finished_at = NULL WHERE id = ? AND state = 'failed'",
+      [dueMs, at, id],
+    );
+    return changes === 1;
+  }
+
   attempts(jobId: string): Promise<JobAttemptRow[]> {
     return this.db.all<JobAttemptRow>('SELECT job_id, attempt, started_at, ended_at, duration_ms, outcome, error FROM app_job_attempts WHERE job_id = ? ORDER BY seq', [jobId]);
   }
