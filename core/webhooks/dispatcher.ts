@@ -252,6 +252,7 @@ export class Dispatcher {
     this.candidates = candidates;
     const during = new Set<string>();
     this.duringTakes.add(during);
+    this.taking++;
     let now = 0;
     let taken;
     let fannedOut = 0;
@@ -278,11 +279,12 @@ export class Dispatcher {
       // With a fan-out: after any fan-out under way (the order of events), and in the take's transaction.
       taken = await (fanOut ? this.fanOuts(take) : take());
     } finally {
+      this.taking--;
       this.duringTakes.delete(during);
       // Recorded, or (the take failed) left in flight until their lease ends, then sent again.
       for (const r of results) r.done();
     }
-    if (!taken) return 0;
+    if (!taken) return this.idle();
     // A full batch of events: more may be waiting.
     if (fannedOut === this.fanOutBatch) this.wake(false, true);
     this.countFenced(taken.fenced);
@@ -292,7 +294,7 @@ export class Dispatcher {
     if (taken.busy) this.wakeAt(now + BUSY_RETRY_MS);
     if (taken.throttledUntil !== null) this.wakeAt(taken.throttledUntil);
     const rows = taken.rows;
-    if (rows.length === 0) return 0;
+    if (rows.length === 0) return this.idle();
     // Should these attempts outlive their lease, the loop looks again when it ends.
     if (!this.timer || this.timerAt > now + this.leaseMs) this.setTimer(this.leaseMs + 1);
 
@@ -319,6 +321,15 @@ export class Dispatcher {
     const attempts = rows.map((r, i) => this.attempt(r, taken.token, items[i].body, ts, signed[i]));
     await Promise.all(attempts);
     return rows.length;
+  }
+
+  /** Takes under way (the pumps' first part, until their attempts start). */
+  private taking = 0;
+
+  /** A take ended with nothing to attempt: with nothing else under way, the loop sets its timer. */
+  private idle(): 0 {
+    if (this.running.size === 0 && this.taking === 0 && this.started && !this.stopping) void this.schedule();
+    return 0;
   }
 
   private open(sealed: string, endpointId: string): string {
@@ -549,7 +560,9 @@ export class Dispatcher {
       } catch {
         this.wakeAt(this.deps.clock.now() + RETRY_MS);
       }
-      await this.schedule();
+      // A take under way schedules when it ends (idle(), or its last attempt): looking for the
+      // next due time here as well was two statements per wake (round trips on PostgreSQL).
+      if (this.taking === 0) await this.schedule();
     });
   }
 
