@@ -2,7 +2,7 @@
 // recording attempts, retrying one, recovering what failed since a time.
 import type { Db } from '../storage/db.ts';
 import {
-  DELIVERY_STATES, type AttemptRow, type DeliveryFilter, type DeliveryRow, type DueRow, type EndpointTarget, type EventRow, type LeasedRow, type NewDelivery, type WebhookDeliveriesRepo,
+  DELIVERY_STATES, type AttemptRow, type DeliveryFilter, type DeliveryRow, type DueRow, type EndpointTarget, type EventRow, type LeasedRow, type LeaseWant, type NewDelivery, type WebhookDeliveriesRepo,
 } from '../storage/repos/webhook-deliveries.ts';
 import type { UnitOfWork, WriteScope } from '../audit/unit-of-work.ts';
 import type { Clock } from '../kernel/clock.ts';
@@ -199,15 +199,14 @@ export class Deliveries {
       const endpoints = (candidates ? [...candidates] : await this.repo.dueEndpoints(nowMs)).sort();
       const taken: Taken = { rows: [], token: newId('lse'), busy: false, more: [], throttledUntil: null, fenced };
       if (!endpoints.length) return taken;
-      // Three statements for all the endpoints (on PostgreSQL, round trips): their locks, their
-      // deliveries in flight, the lease.
+      // Statements for all the endpoints at once (on PostgreSQL, two round trips): their locks,
+      // then their deliveries in flight and the lease.
       const { locked, busy } = await this.repo.lockEndpoints(endpoints);
       if (busy.length) {
         taken.busy = true;
         taken.more.push(...busy);
       }
-      const inFlight = locked.size ? await this.repo.inFlightOfMany([...locked.keys()], nowMs) : new Map<string, number>();
-      const wants: { endpointId: string; limit: number; target: EndpointTarget & { id: string }; milli: number | null }[] = [];
+      const wants: (LeaseWant & { target: EndpointTarget & { id: string }; milli: number | null })[] = [];
       let count = 0;
       for (const endpointId of endpoints) {
         const pace = locked.get(endpointId);
@@ -216,7 +215,8 @@ export class Deliveries {
           continue;
         }
         const cap = Math.max(1, pace.max_in_flight ?? limits.maxInFlightPerEndpoint);
-        let room = Math.min(cap - (inFlight.get(endpointId) ?? 0), limit - count);
+        // The deliveries in flight are not known yet: the take's limit is shared as if none were.
+        let room = Math.min(cap, limit - count);
         if (room <= 0) {
           taken.more.push(endpointId);
           continue;
@@ -235,16 +235,17 @@ export class Deliveries {
           }
           room = Math.min(room, Math.floor(milli / 1000));
         }
-        wants.push({ endpointId, limit: room, target: { id: endpointId, ...pace }, milli });
+        wants.push({ endpointId, cap, limit: room, target: { id: endpointId, ...pace }, milli });
         count += room;
       }
-      const byEndpoint = wants.length ? await this.repo.leaseDueMany(wants, nowMs, taken.token, nowMs + limits.leaseMs, isoNow(nowMs)) : new Map<string, LeasedRow[]>();
+      const byEndpoint = wants.length ? await this.repo.leaseDueMany(wants, nowMs, taken.token, nowMs + limits.leaseMs, isoNow(nowMs)) : new Map<string, { room: number; rows: LeasedRow[] }>();
       const leased: { target: EndpointTarget & { id: string }; rows: LeasedRow[] }[] = [];
       for (const w of wants) {
-        const rows = byEndpoint.get(w.endpointId) ?? [];
+        const { room, rows } = byEndpoint.get(w.endpointId) ?? { room: 0, rows: [] };
         leased.push({ target: w.target, rows });
-        if (w.milli !== null) await this.repo.saveThrottle(w.endpointId, w.milli - rows.length * 1000, nowMs);
-        if (rows.length < w.limit) candidates?.delete(w.endpointId);
+        if (w.milli !== null && rows.length) await this.repo.saveThrottle(w.endpointId, w.milli - rows.length * 1000, nowMs);
+        // Held back by its cap (or the take's limit): more may be due.
+        if (room > 0 && rows.length < room) candidates?.delete(w.endpointId);
         else taken.more.push(w.endpointId);
       }
       // Each event read once, whichever endpoints it goes to. The rows are written out field by

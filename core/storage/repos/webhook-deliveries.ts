@@ -56,6 +56,13 @@ export interface EndpointTarget {
   signing_key: string | null;
 }
 
+/** What a take may lease of an endpoint: at most `limit` now, and at most `cap` in flight in all. */
+export interface LeaseWant {
+  endpointId: string;
+  cap: number;
+  limit: number;
+}
+
 /** A delivery just leased. */
 export interface LeasedRow {
   id: string;
@@ -224,28 +231,35 @@ export class WebhookDeliveriesRepo {
 
   /** Leases the oldest due deliveries of one endpoint (its row locked by `lockEndpoints`); answers them oldest first. */
   async leaseDue(endpointId: string, nowMs: number, limit: number, token: string, untilMs: number, at: string): Promise<LeasedRow[]> {
-    return (await this.leaseDueMany([{ endpointId, limit }], nowMs, token, untilMs, at)).get(endpointId) ?? [];
+    return (await this.leaseDueMany([{ endpointId, cap: limit, limit }], nowMs, token, untilMs, at)).get(endpointId)?.rows ?? [];
   }
 
   /**
-   * Leases the oldest due deliveries of each endpoint, at most its `limit` (their rows locked by
-   * `lockEndpoints`, so no other take runs on them); answers them by endpoint, oldest first.
-   * PostgreSQL: one statement for all (a round trip per endpoint was most of a take's, and of the
-   * light load's latency). SQLite (no round trips): two per endpoint, `SELECT seq` then the
+   * Leases the oldest due deliveries of each endpoint (their rows locked by `lockEndpoints`, so no
+   * other take runs on them): at most `limit`, and at most `cap` in flight under leases not yet
+   * ended; answers by endpoint its room (what it could take) and what it took, oldest first. The
+   * deliveries in flight are counted after the locks were taken, so that every lease committed
+   * before is seen (the cap across workers). PostgreSQL: one statement for all, counts and
+   * leases (a round trip per statement per endpoint was most of a take's, and of the light
+   * load's latency). SQLite (no round trips): the counts, then per endpoint `SELECT seq` and the
    * `UPDATE`, which cost ~10 % less CPU per row than the UPDATE with the subquery, and an endpoint
    * with nothing due writes nothing. No `state` test outside the subquery: SQLite's planner then
    * scanned an index by state instead of the rowids.
    */
-  async leaseDueMany(wants: { endpointId: string; limit: number }[], nowMs: number, token: string, untilMs: number, at: string): Promise<Map<string, LeasedRow[]>> {
-    const byEndpoint = new Map<string, LeasedRow[]>();
+  async leaseDueMany(wants: LeaseWant[], nowMs: number, token: string, untilMs: number, at: string): Promise<Map<string, { room: number; rows: LeasedRow[] }>> {
+    const out = new Map<string, { room: number; rows: LeasedRow[] }>();
     const returning = 'RETURNING seq, id, endpoint_id, event_id, topic, attempts, deferrals';
     const rows: (LeasedRow & { seq: number; endpoint_id: string })[] = [];
     if (this.db.dialect.name === 'sqlite') {
-      for (const { endpointId, limit } of wants) {
+      const inFlight = await this.inFlightOfMany(wants.map((w) => w.endpointId), nowMs);
+      for (const { endpointId, cap, limit } of wants) {
+        const room = Math.min(limit, cap - (inFlight.get(endpointId) ?? 0));
+        out.set(endpointId, { room, rows: [] });
+        if (room <= 0) continue;
         const due = await this.db.all<{ seq: number }>(
           `SELECT seq FROM webhook_deliveries ${this.db.dialect.indexHint('webhook_deliveries_pending')}
            WHERE endpoint_id = ? AND state = 'pending' AND next_attempt_at <= ? ORDER BY seq LIMIT ?`,
-          [endpointId, nowMs, limit],
+          [endpointId, nowMs, room],
         );
         if (!due.length) continue;
         const list = inList(due.map((r) => r.seq));
@@ -259,26 +273,31 @@ export class WebhookDeliveriesRepo {
     } else {
       for (let i = 0; i < wants.length; i += ROWS_PER_STATEMENT) {
         const part = wants.slice(i, i + ROWS_PER_STATEMENT);
-        rows.push(
-          ...(await this.db.all<LeasedRow & { seq: number; endpoint_id: string }>(
-            `UPDATE webhook_deliveries SET state = 'in_flight', lease_until = ?, lease_token = ?, updated_at = ?
-             WHERE seq IN (SELECT d.seq FROM (VALUES ${part.map(() => '(CAST(? AS TEXT), CAST(? AS INTEGER))').join(', ')}) AS v(endpoint_id, n)
-                           CROSS JOIN LATERAL (SELECT seq FROM webhook_deliveries
-                                               WHERE endpoint_id = v.endpoint_id AND state = 'pending' AND next_attempt_at <= ? ORDER BY seq LIMIT v.n) d)
-             ${returning}`,
-            [untilMs, token, at, ...part.flatMap((w) => [w.endpointId, w.limit]), nowMs],
-          )),
+        // One snapshot for the statement: `room` counts without the rows `leased` updates.
+        const got = await this.db.all<LeasedRow & { seq: number | null; endpoint_id: string; room: number | null }>(
+          `WITH v (endpoint_id, cap, n) AS (VALUES ${part.map(() => '(CAST(? AS TEXT), CAST(? AS INTEGER), CAST(? AS INTEGER))').join(', ')}),
+           room AS (SELECT v.endpoint_id, LEAST(v.n, v.cap - (SELECT count(*) FROM webhook_deliveries f
+                                                               WHERE f.endpoint_id = v.endpoint_id AND f.state = 'in_flight' AND f.lease_until > ?)) AS n FROM v),
+           leased AS (UPDATE webhook_deliveries SET state = 'in_flight', lease_until = ?, lease_token = ?, updated_at = ?
+                      WHERE seq IN (SELECT d.seq FROM room CROSS JOIN LATERAL (SELECT seq FROM webhook_deliveries
+                                      WHERE endpoint_id = room.endpoint_id AND state = 'pending' AND next_attempt_at <= ? ORDER BY seq LIMIT GREATEST(room.n, 0)) d)
+                      ${returning})
+           SELECT seq, id, endpoint_id, event_id, topic, attempts, deferrals, NULL AS room FROM leased
+           UNION ALL SELECT NULL, NULL, endpoint_id, NULL, NULL, NULL, NULL, n FROM room`,
+          [...part.flatMap((w) => [w.endpointId, w.cap, w.limit]), nowMs, untilMs, token, at, nowMs],
         );
+        for (const r of got) {
+          if (r.seq === null) out.set(r.endpoint_id, { room: Number(r.room), rows: [] });
+          else rows.push(r as LeasedRow & { seq: number; endpoint_id: string });
+        }
       }
     }
     // RETURNING promises no order.
     rows.sort((a, b) => Number(a.seq) - Number(b.seq));
     for (const r of rows) {
-      let list = byEndpoint.get(r.endpoint_id);
-      if (!list) byEndpoint.set(r.endpoint_id, (list = []));
-      list.push({ id: r.id, event_id: r.event_id, topic: r.topic, attempts: Number(r.attempts), deferrals: Number(r.deferrals ?? 0) });
+      out.get(r.endpoint_id)!.rows.push({ id: r.id, event_id: r.event_id, topic: r.topic, attempts: Number(r.attempts), deferrals: Number(r.deferrals ?? 0) });
     }
-    return byEndpoint;
+    return out;
   }
 
   /** Events by id (those pruned meanwhile are missing). */
