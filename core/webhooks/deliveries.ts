@@ -206,12 +206,13 @@ export class Deliveries {
         taken.busy = true;
         taken.more.push(...busy);
       }
+      const held = new Set(busy);
       const wants: (LeaseWant & { target: EndpointTarget & { id: string }; milli: number | null })[] = [];
       let count = 0;
       for (const endpointId of endpoints) {
         const pace = locked.get(endpointId);
         if (!pace) {
-          if (!busy.includes(endpointId)) candidates?.delete(endpointId);
+          if (!held.has(endpointId)) candidates?.delete(endpointId);
           continue;
         }
         const cap = Math.max(1, pace.max_in_flight ?? limits.maxInFlightPerEndpoint);
@@ -243,7 +244,7 @@ export class Deliveries {
       for (const w of wants) {
         const { room, rows } = byEndpoint.get(w.endpointId) ?? { room: 0, rows: [] };
         leased.push({ target: w.target, rows });
-        if (w.milli !== null && rows.length) await this.repo.saveThrottle(w.endpointId, w.milli - rows.length * 1000, nowMs);
+        if (w.milli !== null) await this.repo.saveThrottle(w.endpointId, w.milli - rows.length * 1000, nowMs);
         // Held back by its cap (or the take's limit): more may be due.
         if (room > 0 && rows.length < room) candidates?.delete(w.endpointId);
         else taken.more.push(w.endpointId);

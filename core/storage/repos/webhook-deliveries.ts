@@ -211,11 +211,7 @@ export class WebhookDeliveriesRepo {
     return (await this.inFlightOfMany([endpointId], nowMs)).get(endpointId) ?? 0;
   }
 
-  /**
-   * Endpoints' deliveries in flight under a lease not yet ended, in one statement (those with none
-   * are missing). Read after `lockEndpoints`, in a statement of its own: on PostgreSQL its snapshot
-   * then holds every lease committed before the locks were taken (the cap across workers).
-   */
+  /** Endpoints' deliveries in flight under a lease not yet ended, in one statement (those with none are missing). */
   async inFlightOfMany(endpointIds: string[], nowMs: number): Promise<Map<string, number>> {
     const counts = new Map<string, number>();
     for (let i = 0; i < endpointIds.length; i += ROWS_PER_STATEMENT) {
