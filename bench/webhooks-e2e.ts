@@ -124,8 +124,9 @@ async function runHost(port: number, events = EVENTS, paceMs = 0): Promise<Resul
     };
     const deliveries = host.webhooks.deliveries;
     const take = deliveries.take.bind(deliveries);
-    deliveries.take = async (nowMs, limit, limits, candidates, results) => {
-      const taken = await take(nowMs, limit, limits, candidates, results);
+    deliveries.take = async (...args) => {
+      const taken = await take(...args);
+      const results = args[4];
       if (results) seen(results.items);
       return taken;
     };

@@ -2,7 +2,7 @@
 // recording attempts, retrying one, recovering what failed since a time.
 import type { Db } from '../storage/db.ts';
 import {
-  DELIVERY_STATES, type AttemptRow, type DeliveryFilter, type DeliveryRow, type DueRow, type EndpointTarget, type EventRow, type LeasedRow, type NewDelivery, type WebhookDeliveriesRepo,
+  DELIVERY_STATES, type AttemptRow, type DeliveryFilter, type DeliveryRow, type DueRow, type EndpointTarget, type EventRow, type LeasedRow, type LeaseWant, type NewDelivery, type WebhookDeliveriesRepo,
 } from '../storage/repos/webhook-deliveries.ts';
 import type { UnitOfWork, WriteScope } from '../audit/unit-of-work.ts';
 import type { Clock } from '../kernel/clock.ts';
@@ -165,7 +165,8 @@ export class Deliveries {
 
   /**
    * Events whose deliveries a fan-out made: their takes (in this process) need not read them
-   * again, one statement per take (a round trip on PostgreSQL). Call once the fan-out committed.
+   * again, one statement per take (a round trip on PostgreSQL). Events are never changed, so a
+   * fan-out that is then rolled back leaves nothing wrong here.
    */
   remember(events: EventRow[]): void {
     for (const e of events) {
@@ -186,38 +187,44 @@ export class Deliveries {
    * meanwhile, so any number of workers hold its limits together): at most its in-flight cap
    * minus the deliveries in flight under live leases, and at most the tokens of its throttle
    * bucket. A slow or throttled endpoint's backlog never hides another endpoint's work. A
-   * candidate found with nothing more due is dropped.
+   * candidate found with nothing more due is dropped. `fanOut` (the pending events made into
+   * deliveries; answers their endpoints) runs first in the same transaction.
    */
-  take(nowMs: number, limit: number, limits: TakeLimits, candidates?: Set<string>, results?: Results): Promise<Taken> {
+  take(nowMs: number, limit: number, limits: TakeLimits, candidates?: Set<string>, results?: Results, fanOut?: () => Promise<string[]>): Promise<Taken> {
     return this.db.transaction(async () => {
       const fenced = results?.items.length ? await this.recordIn(results.items, results.after) : 0;
-      // Locked in one order by every worker.
+      // A fan-out in the same transaction: its endpoints are taken from before it commits (one
+      // transaction, not two, from an event to its first attempt).
+      if (fanOut) for (const id of await fanOut()) candidates?.add(id);
       const endpoints = (candidates ? [...candidates] : await this.repo.dueEndpoints(nowMs)).sort();
       const taken: Taken = { rows: [], token: newId('lse'), busy: false, more: [], throttledUntil: null, fenced };
-      const at = isoNow(nowMs);
-      const leased: { target: EndpointTarget & { id: string }; rows: LeasedRow[] }[] = [];
+      if (!endpoints.length) return taken;
+      // Statements for all the endpoints at once (on PostgreSQL, two round trips): their locks,
+      // then their deliveries in flight and the lease.
+      const { locked, busy } = await this.repo.lockEndpoints(endpoints);
+      if (busy.length) {
+        taken.busy = true;
+        taken.more.push(...busy);
+      }
+      const held = new Set(busy);
+      const wants: (LeaseWant & { target: EndpointTarget & { id: string }; milli: number | null })[] = [];
       let count = 0;
       for (const endpointId of endpoints) {
-        if (count >= limit) break;
-        const pace = await this.repo.lockEndpoint(endpointId);
-        if (pace === 'busy') {
-          taken.busy = true;
-          taken.more.push(endpointId);
-          continue;
-        }
+        const pace = locked.get(endpointId);
         if (!pace) {
-          candidates?.delete(endpointId);
+          if (!held.has(endpointId)) candidates?.delete(endpointId);
           continue;
         }
         const cap = Math.max(1, pace.max_in_flight ?? limits.maxInFlightPerEndpoint);
-        let room = Math.min(cap - (await this.repo.inFlightOf(endpointId, nowMs)), limit - count);
+        // The deliveries in flight are not known yet: the take's limit is shared as if none were.
+        let room = Math.min(cap, limit - count);
         if (room <= 0) {
           taken.more.push(endpointId);
           continue;
         }
         const rate = pace.rate_per_second;
         // The bucket holds a second's worth at most, in thousandths of a token.
-        let milli = 0;
+        let milli: number | null = null;
         if (rate !== null) {
           const since = pace.throttle_at === null ? Infinity : Math.max(0, nowMs - pace.throttle_at);
           milli = Math.min(rate * 1000, (pace.throttle_milli ?? 0) + since * rate);
@@ -229,12 +236,18 @@ export class Deliveries {
           }
           room = Math.min(room, Math.floor(milli / 1000));
         }
-        const rows = await this.repo.leaseDue(endpointId, nowMs, room, taken.token, nowMs + limits.leaseMs, at);
-        leased.push({ target: { id: endpointId, ...pace }, rows });
-        count += rows.length;
-        if (rate !== null) await this.repo.saveThrottle(endpointId, milli - rows.length * 1000, nowMs);
-        if (rows.length < room) candidates?.delete(endpointId);
-        else taken.more.push(endpointId);
+        wants.push({ endpointId, cap, limit: room, target: { id: endpointId, ...pace }, milli });
+        count += room;
+      }
+      const byEndpoint = wants.length ? await this.repo.leaseDueMany(wants, nowMs, taken.token, nowMs + limits.leaseMs, isoNow(nowMs)) : new Map<string, { room: number; rows: LeasedRow[] }>();
+      const leased: { target: EndpointTarget & { id: string }; rows: LeasedRow[] }[] = [];
+      for (const w of wants) {
+        const { room, rows } = byEndpoint.get(w.endpointId) ?? { room: 0, rows: [] };
+        leased.push({ target: w.target, rows });
+        if (w.milli !== null) await this.repo.saveThrottle(w.endpointId, w.milli - rows.length * 1000, nowMs);
+        // Held back by its cap (or the take's limit): more may be due.
+        if (room > 0 && rows.length < room) candidates?.delete(w.endpointId);
+        else taken.more.push(w.endpointId);
       }
       // Each event read once, whichever endpoints it goes to. The rows are written out field by
       // field: on Node 20, each property after a spread (`{ ...r, url }`) costs ~0.5 µs, which was

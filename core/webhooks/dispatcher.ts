@@ -179,34 +179,40 @@ export class Dispatcher {
     let total = 0;
     for (;;) {
       const n = await this.deps.db.transaction(async () => {
-        const events = await this.deps.outbox.pending(this.fanOutBatch);
-        const now = this.deps.clock.now();
-        const rows: { companyId: string; endpointId: string; eventId: string; topic: string }[] = [];
-        for (const ev of events) {
-          const ix = await this.index(ev.companyId);
-          for (const endpointId of ix.matcher.match(ev.topic)) {
-            // An endpoint receives the events emitted since it was registered, not older ones,
-            // and never an operational event about itself.
-            if (ev.createdAt < ix.createdAt.get(endpointId)! || endpointId === ev.subjectId) continue;
-            rows.push({ companyId: ev.companyId, endpointId, eventId: ev.id, topic: ev.topic });
-          }
-        }
-        await this.deps.deliveries.insertMany(rows, now);
+        const made = await this.fanOutIn(this.deps.clock.now());
         // Candidates once committed: a take running meanwhile (another connection) would find no
         // row yet and drop them.
-        this.deps.db.afterCommit(() => {
-          const sent = new Set(rows.map((r) => r.eventId));
-          this.deps.deliveries.remember(
-            events.filter((e) => sent.has(e.id)).map((e) => ({ id: e.id, company_id: e.companyId, data: e.data, test: e.test, created_at: e.createdAt })),
-          );
-          rows.forEach((r) => this.addCandidate(r.endpointId));
-        });
-        if (events.length) await this.deps.outbox.markDispatched(events.map((e) => e.id));
-        return events.length;
+        this.deps.db.afterCommit(() => made.endpoints.forEach((id) => this.addCandidate(id)));
+        return made.events;
       });
       total += n;
       if (n < this.fanOutBatch) return total;
     }
+  }
+
+  /**
+   * One batch of pending events made into deliveries due at `now`, in the transaction under way;
+   * answers how many events it took and the endpoints that got deliveries.
+   */
+  private async fanOutIn(now: number): Promise<{ events: number; endpoints: string[] }> {
+    const events = await this.deps.outbox.pending(this.fanOutBatch);
+    const rows: { companyId: string; endpointId: string; eventId: string; topic: string }[] = [];
+    for (const ev of events) {
+      const ix = await this.index(ev.companyId);
+      for (const endpointId of ix.matcher.match(ev.topic)) {
+        // An endpoint receives the events emitted since it was registered, not older ones,
+        // and never an operational event about itself.
+        if (ev.createdAt < ix.createdAt.get(endpointId)! || endpointId === ev.subjectId) continue;
+        rows.push({ companyId: ev.companyId, endpointId, eventId: ev.id, topic: ev.topic });
+      }
+    }
+    await this.deps.deliveries.insertMany(rows, now);
+    const sent = new Set(rows.map((r) => r.eventId));
+    this.deps.deliveries.remember(
+      events.filter((e) => sent.has(e.id)).map((e) => ({ id: e.id, company_id: e.companyId, data: e.data, test: e.test, created_at: e.createdAt })),
+    );
+    if (events.length) await this.deps.outbox.markDispatched(events.map((e) => e.id));
+    return { events: events.length, endpoints: [...new Set(rows.map((r) => r.endpointId))] };
   }
 
   /** Endpoints made candidates while each take under way ran (a take that found nothing drops them). */
@@ -237,7 +243,7 @@ export class Dispatcher {
    * Records the results that came in since the last pump, takes what is due now (one
    * transaction), signs it as one batch and starts the attempts; resolves when they end.
    */
-  async pump(rescan = false): Promise<number> {
+  async pump(rescan = false, fanOut = false): Promise<number> {
     if (this.stopping) return 0;
     let results: Stored[] = [];
     const full = rescan || this.candidates === null;
@@ -246,26 +252,41 @@ export class Dispatcher {
     this.candidates = candidates;
     const during = new Set<string>();
     this.duringTakes.add(during);
+    this.taking++;
     let now = 0;
     let taken;
-    try {
-      taken = await this.takes(() => {
+    let fannedOut = 0;
+    const take = () =>
+      this.takes(() => {
         // What came in until this take's turn (those waiting meanwhile are recorded together).
         results = this.stopping ? [] : this.results.splice(0);
         // An earlier take may have left nothing to do.
-        if (!full && candidates.size === 0 && results.length === 0) return null;
+        if (!fanOut && !full && candidates.size === 0 && results.length === 0) return null;
         now = this.deps.clock.now();
         return this.deps.deliveries.take(
           now, this.takeBatch, { maxInFlightPerEndpoint: this.deps.config.maxInFlightPerEndpoint, leaseMs: this.leaseMs }, full ? undefined : candidates,
           results.length ? { items: results.map((r) => r.item), after: this.deps.health?.observe } : undefined,
+          fanOut
+            ? async () => {
+                const made = await this.fanOutIn(now);
+                fannedOut = made.events;
+                return made.endpoints;
+              }
+            : undefined,
         );
       });
+    try {
+      // With a fan-out: after any fan-out under way (the order of events), and in the take's transaction.
+      taken = await (fanOut ? this.fanOuts(take) : take());
     } finally {
+      this.taking--;
       this.duringTakes.delete(during);
       // Recorded, or (the take failed) left in flight until their lease ends, then sent again.
       for (const r of results) r.done();
     }
-    if (!taken) return 0;
+    if (!taken) return this.idle();
+    // A full batch of events: more may be waiting.
+    if (fannedOut === this.fanOutBatch) this.wake(false, true);
     this.countFenced(taken.fenced);
     // The endpoints that may have more are candidates, and so are those a fan-out committed
     // meanwhile: the take may have looked before that commit and dropped them.
@@ -273,7 +294,7 @@ export class Dispatcher {
     if (taken.busy) this.wakeAt(now + BUSY_RETRY_MS);
     if (taken.throttledUntil !== null) this.wakeAt(taken.throttledUntil);
     const rows = taken.rows;
-    if (rows.length === 0) return 0;
+    if (rows.length === 0) return this.idle();
     // Should these attempts outlive their lease, the loop looks again when it ends.
     if (!this.timer || this.timerAt > now + this.leaseMs) this.setTimer(this.leaseMs + 1);
 
@@ -302,6 +323,15 @@ export class Dispatcher {
     return rows.length;
   }
 
+  /** Takes under way (the pumps' first part, until their attempts start). */
+  private taking = 0;
+
+  /** A take ended with nothing to attempt: with nothing else under way, the loop sets its timer. */
+  private idle(): 0 {
+    if (this.running.size === 0 && this.taking === 0 && this.started && !this.stopping) void this.schedule();
+    return 0;
+  }
+
   private open(sealed: string, endpointId: string): string {
     let plain = this.opened.get(sealed);
     if (plain === undefined) {
@@ -321,8 +351,9 @@ export class Dispatcher {
     return new Promise<void>((done) => {
       if (this.started && !this.stopping) {
         this.results.push({ item, done });
-        // Its endpoint may have more, held back by its cap until now.
-        this.candidates?.add(item.row.endpoint_id);
+        // Its endpoint is not made a candidate: one held back by its cap is one already (a take
+        // keeps those with more), and looking again at one it drained cost three statements (on
+        // PostgreSQL, three round trips before the result's commit).
         this.wake();
         return;
       }
@@ -518,19 +549,20 @@ export class Dispatcher {
           await this.reclaimExpired();
           this.reclaim = false;
         }
-        if (this.fanOutDue) {
-          this.fanOutDue = false;
-          await this.fanOut().catch((err) => {
-            this.fanOutDue = true;
-            throw err;
-          });
-        }
+        // The fan-out runs in the take's transaction: one transaction from events to their attempts.
+        const fanOut = this.fanOutDue;
+        this.fanOutDue = false;
         // A failed step (SQLITE_BUSY from another process, a lost connection) is tried again shortly, not at the next poll.
-        void this.pump().catch(() => this.wakeAt(this.deps.clock.now() + RETRY_MS));
+        void this.pump(false, fanOut).catch(() => {
+          if (fanOut) this.fanOutDue = true;
+          this.wakeAt(this.deps.clock.now() + RETRY_MS);
+        });
       } catch {
         this.wakeAt(this.deps.clock.now() + RETRY_MS);
       }
-      await this.schedule();
+      // A take under way schedules when it ends (idle(), or its last attempt): looking for the
+      // next due time here as well was two statements per wake (round trips on PostgreSQL).
+      if (this.taking === 0) await this.schedule();
     });
   }
 

@@ -1,12 +1,15 @@
 // Settings → Developers in the browser, in English and in Arabic, signed in as a person (an
 // Admin): create an API key with a role up to their own (shown once, copied, then used against
 // the API; its creator shown), register an endpoint on a loopback receiver, send a test event
-// and see it delivered in the log; the audit log filtered by resource and by the person.
+// and see it delivered in the log; register one with custom headers and ed25519 signing (a
+// header the host sets refused on its field, then the delivery carrying the header and a `v1a`
+// signature that verifies with the public key the endpoint's page shows, without the secret);
+// the audit log filtered by resource and by the person.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
-import { verifySignature } from '../../sdk/verify-signature.ts';
+import { verifySignature, verifyStandardSignature } from '../../sdk/verify-signature.ts';
 import { describeBrowser, launchBrowser, openPage, shot, signIn, startConsoleHost, type ConsoleHost, type Lang, type TestPerson } from './harness.ts';
 
 describeBrowser('web console: Settings → Developers', () => {
@@ -88,6 +91,57 @@ describeBrowser('web console: Settings → Developers', () => {
         await page.locator('main tbody tr', { hasText: `dwk_${keyId}_…` }).locator('button.danger').click();
         await page.locator('dialog[open] button.danger').click();
         await expect.poll(async () => (await call('/api/v1/customers')).status).toBe(401);
+      } finally {
+        await context.close();
+      }
+    });
+
+    it(`${lang}: registers an endpoint with a custom header and ed25519 signing; the delivery carries both`, async () => {
+      const { context, page } = await openPage(browser, lang);
+      try {
+        await signIn(page, h, admin, '/settings/developers/webhooks');
+        await page.locator('main .page-actions button.primary').click();
+        await page.locator('#f-url').fill(`${hookUrl}?v1a=${lang}`);
+        const family = page.locator('fieldset.topics details', { hasText: 'invoice.*' });
+        await family.locator('summary').click();
+        await family.locator('label.check').first().locator('input').check();
+        // A line without a colon is refused here; a header the host sets, by the host, on the same field, in this language.
+        const headers = page.locator('#f-headers');
+        await headers.fill('x-team billing');
+        await page.locator('form.panel button[type="submit"]').click();
+        await expect.poll(() => page.locator('#f-headers-error').textContent()).toBe(lang === 'ar' ? 'كل سطر بالشكل "name: value"؛ السطر 1 ليس كذلك.' : 'Each line is "name: value"; not line 1.');
+        await headers.fill('x-team: billing\nx-service-signature: forged');
+        await page.locator('form.panel button[type="submit"]').click();
+        await page.locator('#f-headers-error').waitFor();
+        expect(await headers.getAttribute('aria-invalid')).toBe('true');
+        await headers.fill(`x-team: billing ${lang}`);
+        await page.locator('#f-asymmetric').check();
+        await shot(page, `webhook-new-v1a-${lang}`);
+        await page.locator('form.panel button[type="submit"]').click();
+        const dialog = page.locator('dialog[open]');
+        await dialog.waitFor();
+        await dialog.locator('.actions button.primary').click();
+
+        // The endpoint's page shows the header and the public key; a test event goes out with both.
+        await page.locator('#test-topic').waitFor();
+        expect(await page.locator('.endpoint-headers').textContent()).toContain(`x-team: billing ${lang}`);
+        const publicKey = (await page.locator('.endpoint-public-key code').textContent())!.trim();
+        expect(publicKey).not.toBe('');
+        const before = received.length;
+        await page.locator('form.inline button[type="submit"]').first().click();
+        await page.locator('[role="status"].banner-success').waitFor();
+        await expect.poll(() => received.slice(before).some((r) => r.url.endsWith(`v1a=${lang}`)), { timeout: 15_000 }).toBe(true);
+        const got = received.slice(before).find((r) => r.url.endsWith(`v1a=${lang}`))!;
+        expect(got.headers['x-team']).toBe(`billing ${lang}`);
+        expect(got.headers['webhook-signature']).toMatch(/(^| )v1a,/);
+        const verified = verifyStandardSignature(
+          got.body,
+          { id: got.headers['webhook-id'] as string, timestamp: got.headers['webhook-timestamp'] as string, signature: got.headers['webhook-signature'] as string },
+          [],
+          { publicKeys: publicKey },
+        );
+        expect(verified.ok).toBe(true);
+        await shot(page, `webhook-v1a-${lang}`);
       } finally {
         await context.close();
       }

@@ -123,6 +123,26 @@ export function WebhookEndpoint({ id }: { id: string }) {
               </div>
             )}
             <div>
+              <dt>{t('hooks.headers')}</dt>
+              <dd class="endpoint-headers">
+                {Object.keys(endpoint.headers).length ? (
+                  <ul class="plain mono" dir="ltr">
+                    {Object.entries(endpoint.headers).map(([name, value]) => (
+                      <li>
+                        {name}: {value}
+                      </li>
+                    ))}
+                  </ul>
+                ) : (
+                  t('hooks.noHeaders')
+                )}
+              </dd>
+            </div>
+            <div>
+              <dt>{t('hooks.publicKey')}</dt>
+              <dd class="endpoint-public-key">{endpoint.publicKey ? <code class="break" dir="ltr">{endpoint.publicKey}</code> : t('hooks.noPublicKey')}</dd>
+            </div>
+            <div>
               <dt>{t('hooks.rotated')}</dt>
               <dd>{endpoint.secretRotatedAt ? formatDateTime(endpoint.secretRotatedAt) : t('keys.never')}</dd>
             </div>

@@ -28,6 +28,10 @@ export interface Endpoint {
   maxInFlight: number | null;
   ratePerSecond: number | null;
   secretRotatedAt: string | null;
+  /** Headers sent with every delivery (names in lower case). */
+  headers: Record<string, string>;
+  /** The ed25519 public key (Standard Webhooks `v1a`) when the endpoint signs with one too, else null. */
+  publicKey: string | null;
   createdAt: string;
   updatedAt: string;
 }
@@ -208,16 +212,47 @@ export function Webhooks() {
   );
 }
 
+/**
+ * Custom headers typed one `name: value` a line (blank lines skipped); the lines without a colon,
+ * by number. The host checks the names and values themselves (endpoints.ts).
+ */
+export function parseHeaderLines(text: string): { headers: Record<string, string>; bad: number[] } {
+  const headers: Record<string, string> = {};
+  const bad: number[] = [];
+  text.split('\n').forEach((line, i) => {
+    if (!line.trim()) return;
+    const colon = line.indexOf(':');
+    if (colon <= 0) bad.push(i + 1);
+    else headers[line.slice(0, colon).trim()] = line.slice(colon + 1).trim();
+  });
+  return { headers, bad };
+}
+
 function NewEndpoint(props: { onCancel(): void; onCreated(ep: Endpoint & { secret: string }): void }) {
   const [url, setUrl] = useState('https://');
   const [description, setDescription] = useState('');
   const [topics, setTopics] = useState<string[]>([]);
+  const [headerLines, setHeaderLines] = useState('');
+  const [asymmetric, setAsymmetric] = useState(false);
+  const [badLines, setBadLines] = useState<number[]>([]);
   const { busy, error, run } = useAction();
   const errors = fieldErrors(error);
+  const headersError = badLines.length
+    ? t('hooks.headersBadLines', { lines: badLines.map((n) => formatNumber(n)).join(', ') })
+    : (errors['/headers'] ?? Object.entries(errors).find(([k]) => k.startsWith('/headers/'))?.[1]);
   const submit = async (e: Event) => {
     e.preventDefault();
+    const { headers, bad } = parseHeaderLines(headerLines);
+    setBadLines(bad);
+    if (bad.length) return;
     await run(async () => {
-      const r = await api<{ data: Endpoint & { secret: string } }>('POST', '/api/v1/webhook-endpoints', { url: url.trim(), topics, ...(description.trim() ? { description: description.trim() } : {}) });
+      const r = await api<{ data: Endpoint & { secret: string } }>('POST', '/api/v1/webhook-endpoints', {
+        url: url.trim(),
+        topics,
+        ...(description.trim() ? { description: description.trim() } : {}),
+        ...(Object.keys(headers).length ? { headers } : {}),
+        ...(asymmetric ? { asymmetric: true } : {}),
+      });
       props.onCreated(r.data);
     });
   };
@@ -232,6 +267,20 @@ function NewEndpoint(props: { onCancel(): void; onCreated(ep: Endpoint & { secre
         {(aria) => <input {...aria} type="text" maxLength={500} value={description} onInput={(e) => setDescription((e.currentTarget as HTMLInputElement).value)} />}
       </Field>
       <TopicPicker value={topics} onChange={setTopics} error={errors['/topics'] ?? Object.entries(errors).find(([k]) => k.startsWith('/topics/'))?.[1]} />
+      <Field pointer="/headers" label={t('hooks.headers')} error={headersError} hint={t('hooks.headersHint')}>
+        {(aria) => (
+          <textarea {...aria} dir="ltr" rows={3} class="mono" placeholder="x-team: billing" value={headerLines} onInput={(e) => setHeaderLines((e.currentTarget as HTMLTextAreaElement).value)} />
+        )}
+      </Field>
+      <div class="field">
+        <label class="check">
+          <input id="f-asymmetric" type="checkbox" aria-describedby="f-asymmetric-hint" checked={asymmetric} onChange={(e) => setAsymmetric((e.currentTarget as HTMLInputElement).checked)} />{' '}
+          {t('hooks.asymmetric')}
+        </label>
+        <p class="hint" id="f-asymmetric-hint">
+          {t('hooks.asymmetricHint')}
+        </p>
+      </div>
       <div class="actions">
         <button type="submit" class="primary" disabled={busy}>
           {t('hooks.create')}
