@@ -19,14 +19,32 @@ import { bi, tempDir, writeApp } from './fixtures.ts';
 
 const APPS = ['invoicing', 'employees', 'ecommerce', 'emr', 'pharmacy', 'rental', 'projects', 'timesheets'];
 
+/** An author's app (not in the catalogue, so its effect on ecommerce is typed at install): a listing creates its product. */
+const listingsManifest = (): Manifest => ({
+  id: 'listings', version: '1.0.0', host: '^0.1.0', dependencies: { ecommerce: '^2.0.0' },
+  name: bi('Listings', 'القوائم'), description: bi('A listing opens its product', 'القائمة تنشئ منتجها'),
+  strings: { en: { title: 'Listings' }, ar: { title: 'القوائم' } },
+  documentTypes: [{
+    name: 'listing', resource: 'listings', idPrefix: 'lst', label: bi('Listing', 'قائمة'), labelPlural: bi('Listings', 'القوائم'),
+    fields: [
+      { name: 'title', type: 'string', required: true, maxLength: 100, label: bi('Title', 'العنوان') },
+      { name: 'sku', type: 'string', required: true, maxLength: 40, label: bi('SKU', 'رمز الصنف') },
+      { name: 'price', type: 'money', required: true, minimum: 0, label: bi('Price', 'السعر') },
+      { name: 'opening', type: 'number', minimum: 0, label: bi('Opening stock', 'الرصيد الافتتاحي') },
+    ],
+    createEffects: [{ create: 'ecommerce/product', values: { name: 'doc.title', sku: 'doc.sku', kind: "'goods'", price: 'doc.price', active: 'true', stockQuantity: 'doc.opening' } }],
+  }],
+}) as Manifest;
+
 let host: Host;
 let co: TestCompany;
 let api: Client;
 let employeeId: string;
 
 beforeAll(async () => {
-  host = await buildHost({ sources: firstPartySources().filter((s) => APPS.includes(s.manifest.id)), clock: new ManualClock(Date.UTC(2026, 2, 7, 10)), config: { rateLimitPerMinute: 0 } });
-  co = await createCompany(host, { currency: 'SAR', apps: APPS });
+  const sources = [...firstPartySources().filter((s) => APPS.includes(s.manifest.id)), writeApp(tempDir(), listingsManifest())];
+  host = await buildHost({ sources, clock: new ManualClock(Date.UTC(2026, 2, 7, 10)), config: { rateLimitPerMinute: 0 } });
+  co = await createCompany(host, { currency: 'SAR', apps: [...APPS, 'listings'] });
   api = co.as();
   employeeId = (await created(api.post('/api/v1/employees', { fullName: 'Reem Al-Dosari', jobTitle: 'Pharmacist', joinDate: '2022-01-01' }))).id;
 });
@@ -192,6 +210,18 @@ describe('timesheets: approved hours count on the project', () => {
   });
 });
 
+describe("an author's app creates a dependency's document", () => {
+  it('a listing of 12 tents at 45.50 opens product TENT-L with 12 in stock; a second listing of the SKU is refused by ecommerce, and not stored', async () => {
+    const l = await created(api.post('/api/v1/listings', { title: 'Camping tent', sku: 'TENT-L', price: 45.5, opening: 12 }));
+    expect(l.id).toMatch(/^lst_/);
+    const all = (await api.get('/api/v1/products')).json().data as Record<string, unknown>[];
+    expect(all.filter((p) => p.sku === 'TENT-L')).toEqual([expect.objectContaining({ name: 'Camping tent', price: 45.5, priceWithVat: expect.any(Number), stockQuantity: 12 })]);
+    const e = expectError(await api.post('/api/v1/listings', { title: 'Tent again', sku: 'TENT-L', price: 10 }), 409, 'CONFLICT');
+    expect(e.details[0]).toMatchObject({ reason: 'unique', field: 'sku', effect: 0, effectOn: 'ecommerce/product' });
+    expect((await api.get('/api/v1/listings')).json().total).toBe(1);
+  });
+});
+
 describe('effects on a dependency, refused at validate and at install', () => {
   const catalogue = firstPartyManifests();
   const manifest = (app: string) => JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'manifests', `${app}.json`), 'utf8'));
@@ -220,6 +250,7 @@ describe('effects on a dependency, refused at validate and at install', () => {
       { create: 'ecommerce/warehouse', values: { name: "'x'" } },
       { forEach: 'lines', target: 'customerId', set: { name: "'x'" } },
       { forEach: 'items', target: 'productId', set: { name: "'x'" } },
+      { create: 'ecommerce/product', values: { name: "'Tent ' + doc.agreementNumber" } },
     ];
     const at = `/documentTypes/${i}/transitions/${t}/effects`;
     expect(problems(m)).toEqual(expect.arrayContaining([
@@ -230,6 +261,8 @@ describe('effects on a dependency, refused at validate and at install', () => {
       expect.objectContaining({ pointer: `${at}/3/create`, rule: 'effectTarget', message: expect.stringContaining('ecommerce has no document type') }),
       expect.objectContaining({ pointer: `${at}/4/target`, rule: 'effectTarget' }),
       expect.objectContaining({ pointer: `${at}/5/forEach`, rule: 'field' }),
+      // A product needs its SKU, kind and price: the create gives only a name.
+      expect.objectContaining({ pointer: `${at}/6/values`, rule: 'required', message: 'product needs sku' }),
     ]));
   });
 

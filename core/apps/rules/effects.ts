@@ -103,7 +103,7 @@ function buildList(
     const app = ref.split('/')[0];
     const dep = types.dependency(app);
     if (!dep) {
-      const what = field ? `${field} refers to ${ref}` : `${ref} is`;
+      const what = field ? `${field} refers to ${ref},` : `${ref} is`;
       add({ pointer, rule: 'effectTarget', message: `${what} a type of ${app}, which the app does not depend on: effects act on the app's own types and its dependencies'` });
       return undefined;
     }
