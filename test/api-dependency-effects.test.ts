@@ -74,6 +74,9 @@ describe('pharmacy: batches and dispensings keep the product\'s stock', () => {
     expect(await stock(amoxicillin)).toBe(60);
     l101 = (await created(api.post('/api/v1/medicine-batches', { productId: amoxicillin, lotNumber: 'L-101', expiryDate: '2027-09-30', receivedOn: '2026-03-01', quantityOnHand: 40 }))).id;
     expect(await stock(amoxicillin)).toBe(100);
+    // On hand moves with the product's stock only: a batch's quantity or product is not edited.
+    expectError(await api.patch(`/api/v1/medicine-batches/${l100}`, { quantityOnHand: 500 }), 409, 'CONFLICT');
+    expectError(await api.patch(`/api/v1/medicine-batches/${l100}`, { productId: await product('Paracetamol 500 mg', 'PCM-500') }), 409, 'CONFLICT');
 
     const before = await audits('products', 'update');
     expect(await created(api.post('/api/v1/dispensings', body([{ batchId: l100, quantity: 21 }])))).toMatchObject({ state: 'dispensed', totalQuantity: 21 });
