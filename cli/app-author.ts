@@ -9,6 +9,7 @@ import type { Manifest } from '../manifests/manifest.schema.ts';
 import type { AppDefinition } from '../sdk/define-app.ts';
 import { DiwanError, fieldError } from '../core/kernel/errors/diwan-error.ts';
 import { checkManifest, docTypePermissions, type Problem } from '../core/apps/manifest-check.ts';
+import { firstPartyManifests } from '../core/apps/app-source.ts';
 import { bundleServer, importDefinition, packApp, sourceEntries, SERVER_BUNDLE, type PackResult } from '../core/apps/app-package.ts';
 import { CORE_PERMISSIONS } from '../core/identity/permissions.ts';
 import semver from 'semver';
@@ -257,7 +258,9 @@ export async function validateApp(dir: string): Promise<ValidateResult> {
   } catch (e) {
     return { ok: false, problems: [{ pointer: '', rule: 'json', message: `manifest.json: ${(e as Error).message}` }] };
   }
-  const checked = checkManifest(raw);
+  // A dependency in the first-party catalogue types the effects on it; another app's are typed at install.
+  const catalogue = firstPartyManifests();
+  const checked = checkManifest(raw, { manifestOf: (id) => catalogue.get(id) });
   const manifest = checked.manifest;
   const problems: AuthorProblem[] = [...checked.problems];
   if (!manifest) return { ok: false, problems };

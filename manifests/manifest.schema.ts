@@ -136,21 +136,26 @@ const field = {
  * What a transition (or a create) does to another document, through that type's own operations
  * (its guards, locks, validations, audit entry and events), in the same unit of work. Exactly one
  * of: `target` (a reference field of this document) with `transition` or `set`; or `create` (a
- * document type of the app) with `values`. Expressions read `doc` (this document as written), `id` (its id),
- * `input` (the transition's body), `target` (the target as it is) and `from` (the state left).
+ * document type of the app) with `values`. The type may be a dependency's (`app/type`), never another
+ * app's. Expressions read `doc` (this document as written), `id` (its id), `input` (the transition's
+ * body), `target` (the target as it is), `from` (the state left), `before` (this document before
+ * the transition) and, with `forEach`, `line`.
  */
 const effect = {
   type: 'object',
   additionalProperties: false,
   properties: {
+    /** A reference field of this document (of the line, with `forEach`): its type is the app's own or, `app/type`, one of a dependency's. */
     target: { type: 'string', pattern: namePattern },
+    /** Runs the effect once for each line of this lines field, in order: `line` is the line, `target` a reference field of it. */
+    forEach: { type: 'string', pattern: namePattern },
     /** Runs this transition of the target; `input` gives its body. */
     transition: { type: 'string', pattern: namePattern },
     input: { type: 'object', propertyNames: { pattern: namePattern }, minProperties: 1, maxProperties: 50, additionalProperties: expression },
     /** Sets fields of the target (read-only ones too, not computed ones): an update of it. */
     set: { type: 'object', propertyNames: { pattern: namePattern }, minProperties: 1, maxProperties: 50, additionalProperties: expression },
-    /** Creates a document of this type of the app with `values`. */
-    create: { type: 'string', pattern: namePattern },
+    /** Creates a document of this type of the app, or (`app/type`) of a dependency, with `values`. */
+    create: { type: 'string', pattern: '^([a-z][a-z0-9-]{1,39}/)?[a-z][a-zA-Z0-9_]{0,39}$' },
     values: { type: 'object', propertyNames: { pattern: namePattern }, minProperties: 1, maxProperties: 50, additionalProperties: expression },
     /** The effect applies only when this holds (e.g. `from == 'approved'`). */
     when: expression,

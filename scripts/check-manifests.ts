@@ -33,7 +33,7 @@ const say = (app: string, msg: string) => problems.push(`${app}: ${msg}`);
 
 for (const [id, m] of manifests) {
   if (only.size && !only.has(id)) continue;
-  for (const p of checkManifest(m).problems) say(id, `${p.pointer} ${p.rule}: ${p.message}`);
+  for (const p of checkManifest(m, { manifestOf: (app) => manifests.get(app) }).problems) say(id, `${p.pointer} ${p.rule}: ${p.message}`);
   const typeOf = (ref: string) => {
     const [app, name] = ref.includes('/') ? ref.split('/') : [id, ref];
     if (app !== id && !m.dependencies?.[app]) return undefined;

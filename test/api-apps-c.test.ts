@@ -31,7 +31,7 @@ beforeAll(async () => {
   api = company.as();
   customerId = (await createCustomer(api, 'Al-Noor Trading')).id;
   employeeId = (await created(api.post('/api/v1/employees', { fullName: 'Sara Al-Harbi', jobTitle: 'Cashier', joinDate: '2024-01-01' }))).id;
-  productId = (await created(api.post('/api/v1/products', { name: 'Espresso machine', sku: 'ESP-1', kind: 'goods', price: 100, active: true }))).id;
+  productId = (await created(api.post('/api/v1/products', { name: 'Espresso machine', sku: 'ESP-1', kind: 'goods', price: 100, active: true, stockQuantity: 10 }))).id;
 });
 afterAll(() => host.close());
 
@@ -319,7 +319,7 @@ describe('pharmacy', () => {
 
     const patientId = (await created(api.post('/api/v1/patients', { fullName: 'Noura' }))).id;
     const prescriptionId = (await created(api.post('/api/v1/prescriptions', { patientId, prescriberId: employeeId, prescribedOn: '2026-02-01', items: [{ medication: 'Amoxicillin 500', quantity: 21 }] }))).id;
-    const good = await created(api.post('/api/v1/medicine-batches', { productId, lotNumber: 'L3', expiryDate: '2027-06-30' }));
+    const good = await created(api.post('/api/v1/medicine-batches', { productId, lotNumber: 'L3', expiryDate: '2027-06-30', quantityOnHand: 50 }));
     const body = { prescriptionId, patientId, pharmacistId: employeeId, dispensedOn: '2026-02-02', items: [{ batchId: good.id, quantity: 21 }] };
     expect((await refused(api.post('/api/v1/dispensings', { ...body, items: [{ batchId: good.id, quantity: 1 }, { batchId: good.id, quantity: 0 }] }))).pointers).toEqual(['/items', '/items']);
     const d = await created(api.post('/api/v1/dispensings', body));

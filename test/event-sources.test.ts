@@ -171,7 +171,8 @@ const OVERRIDES: Record<string, (day: string) => Json | Promise<Json>> = {
   'education/enrolment': async () => ({ studentId: (await createDoc('education', 'student', {})).id, academicYear: undefined }), // once per class; the class's year
   'elearning/certificate': async () => ({ enrolmentId: (await inState('elearning', 'enrolment', 'completed')).id, courseId: undefined, learnerId: undefined }), // for a completed course, of its course and learner
   // apps-c (issue 26): the rules of their manifests
-  'pharmacy/batch': (day) => ({ receivedOn: addDays(day, -30) }),
+  // Enough on hand for the dispensings drawn from it (each draws from its batch and the batch's product).
+  'pharmacy/batch': (day) => ({ receivedOn: addDays(day, -30), quantityOnHand: 1000 }),
   'planning/shift': () => ({ startTime: '08:00', endTime: '16:00' }),
   'property/enquiry': () => ({ email: 'enquiry@example.sa' }),
   // Activating a lease occupies its unit: one unit per lease.

@@ -9,7 +9,7 @@ import type { Manifest } from '../../manifests/manifest.schema.ts';
 import type { AppDefinition } from '../../sdk/define-app.ts';
 import type { AppPackagesRepo } from '../storage/repos/app-packages.ts';
 import { DiwanError } from '../kernel/errors/diwan-error.ts';
-import { checkManifest } from './manifest-check.ts';
+import { checkManifest, type CheckContext } from './manifest-check.ts';
 import { parsePackage, unpackTo } from './app-package.ts';
 
 export interface AppSource {
@@ -33,21 +33,28 @@ export function readManifestFile(file: string): unknown {
 }
 
 /** Validates a manifest, throwing MANIFEST_INVALID with every problem. */
-export function validManifest(raw: unknown): Manifest {
-  const { manifest, problems } = checkManifest(raw);
+export function validManifest(raw: unknown, ctx?: CheckContext): Manifest {
+  const { manifest, problems } = checkManifest(raw, ctx);
   if (!manifest) throw new DiwanError('MANIFEST_INVALID', problems as never, { count: problems.length });
   return manifest;
 }
 
+/** The first-party catalogue's manifests as read (unchecked), by app id: what effects on a dependency are typed against. */
+export function firstPartyManifests(manifestsDir = path.join(REPO_ROOT, 'manifests')): Map<string, Manifest> {
+  const out = new Map<string, Manifest>();
+  for (const f of fs.readdirSync(manifestsDir).filter((f) => f.endsWith('.json') && f !== 'manifest.schema.json').sort()) {
+    const raw = readManifestFile(path.join(manifestsDir, f)) as Manifest;
+    if (raw && typeof raw.id === 'string') out.set(raw.id, raw);
+  }
+  return out;
+}
+
 export function firstPartySources(manifestsDir = path.join(REPO_ROOT, 'manifests'), bundlesDir = path.join(REPO_ROOT, 'apps-installed')): AppSource[] {
-  return fs
-    .readdirSync(manifestsDir)
-    .filter((f) => f.endsWith('.json') && f !== 'manifest.schema.json')
-    .sort()
-    .map((f) => {
-      const manifest = validManifest(readManifestFile(path.join(manifestsDir, f)));
-      return { manifest, dir: path.join(bundlesDir, manifest.id), origin: 'first-party' as const };
-    });
+  const catalogue = firstPartyManifests(manifestsDir);
+  return [...catalogue.values()].map((raw) => {
+    const manifest = validManifest(raw, { manifestOf: (id) => catalogue.get(id) });
+    return { manifest, dir: path.join(bundlesDir, manifest.id), origin: 'first-party' as const };
+  });
 }
 
 /** The packages stored in the database, each unpacked (once per content hash) under `<dataDir>/apps`. */

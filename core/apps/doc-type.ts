@@ -23,7 +23,7 @@ import { applyDefaults, applySet, brokenRules, celActivation, computeInto, condi
 import { aggregateDeltas, addToAggregate, distinctMoves, statesNotCounted, type AggregatedBy, type Deltas, type DistinctMove } from './rules/aggregates.ts';
 import { currencyDigits } from '../tenancy/companies.ts';
 import { roleAtLeast } from '../identity/roles.ts';
-import { buildEffects, hasEffects, runEffects, type CompiledEffect, type CompiledEffects } from './rules/effects.ts';
+import { actsOnDependency, buildEffects, hasEffects, runEffects, type CompiledEffect, type CompiledEffects } from './rules/effects.ts';
 import { formatName, namingDate, seriesKey } from './rules/naming.ts';
 import { uniqueLockName } from './rules/unique.ts';
 
@@ -671,7 +671,7 @@ export class DocType {
       next.updated_at = now;
       next.state_changed_at = now;
       const doc = await this.write(w, name, next, previous, caller);
-      await this.runEffects(this.effects?.transitions.get(name), caller, doc, body, previous.state!, t.input);
+      await this.runEffects(this.effects?.transitions.get(name), caller, doc, body, previous.state!, t.input, previous);
       await this.hook('afterTransition', caller, doc, name);
       return doc;
     });
@@ -708,13 +708,12 @@ export class DocType {
 
   private compiledEffects?: CompiledEffects | null;
 
-  /** The type's effects, compiled on first use (the manifest was checked, so they compile). */
+  /** The type's effects, compiled on first use (the manifest was checked, and those on a dependency at install, so they compile). */
   private get effects(): CompiledEffects | null {
     if (this.compiledEffects === undefined) {
       if (!hasEffects(this.decl)) this.compiledEffects = null;
       else {
-        const typeOf = (name: string) => (name === this.decl.name ? this.decl : this.deps.resolve(name).decl);
-        const { effects, problems } = buildEffects(this.decl, '', typeOf);
+        const { effects, problems } = this.buildEffects('');
         if (!effects) throw new Error(`${this.appId}.${this.decl.name}: effects do not compile: ${problems.map((p) => p.message).join('; ')}`);
         this.compiledEffects = effects;
       }
@@ -722,10 +721,32 @@ export class DocType {
     return this.compiledEffects;
   }
 
-  private async runEffects(list: CompiledEffect[] | undefined, caller: Caller, doc: Doc, input: Record<string, unknown>, from: string, inputFields?: TransitionDecl['input']): Promise<void> {
+  /** Effects typed against the installed types: the app's own and (`app/type`) its dependencies', resolved as the runtime does. */
+  private buildEffects(at: string) {
+    const typeOf = (ref: string) => {
+      if (ref === this.decl.name) return this.decl;
+      try {
+        return this.deps.resolve(ref).decl;
+      } catch {
+        return undefined;
+      }
+    };
+    // The manifest was checked: a dependency it names is one; installed, its manifest is at hand.
+    return buildEffects(this.decl, at, { typeOf, dependency: () => 'known' });
+  }
+
+  /** At install: effects on a dependency's types checked against them (`at` is the type's pointer), every problem listed. */
+  checkEffects(at: string): { pointer: string; rule: string; message: string }[] {
+    if (!actsOnDependency(this.decl)) return [];
+    const { effects, problems } = this.buildEffects(at);
+    if (effects) this.compiledEffects = effects;
+    return problems;
+  }
+
+  private async runEffects(list: CompiledEffect[] | undefined, caller: Caller, doc: Doc, input: Record<string, unknown>, from: string, inputFields?: TransitionDecl['input'], before?: Doc): Promise<void> {
     if (!list?.length) return;
     await runEffects(list, {
-      appId: this.appId, caller, companyId: caller.company.id, dt: this.decl, doc, input, inputFields, from, scope: this.ruleScope(caller),
+      appId: this.appId, caller, companyId: caller.company.id, dt: this.decl, doc, before, input, inputFields, from, scope: this.ruleScope(caller),
       resolve: (type) => this.deps.resolve(type),
     });
   }

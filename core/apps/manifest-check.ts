@@ -69,7 +69,12 @@ function versionProblems(raw: Record<string, unknown>, add: (pointer: string, ru
   }
 }
 
-export function checkManifest(raw: unknown): { manifest?: Manifest; problems: Problem[] } {
+/** What a check may know besides the manifest: its dependencies' manifests, where at hand (the first-party catalogue). */
+export interface CheckContext {
+  manifestOf?(appId: string): Manifest | undefined;
+}
+
+export function checkManifest(raw: unknown, ctx: CheckContext = {}): { manifest?: Manifest; problems: Problem[] } {
   const problems: Problem[] = [];
   const add = (pointer: string, rule: string, message: string) => problems.push({ pointer, rule, message });
   if (!validateShape(raw)) {
@@ -136,9 +141,16 @@ export function checkManifest(raw: unknown): { manifest?: Manifest; problems: Pr
     );
     const targets = (to: string) => (to.includes('/') ? undefined : m.documentTypes?.find((d) => d.name === to)?.fields);
     for (const p of buildRules(dt, at, { targets, conditions }).problems) add(p.pointer, p.rule, p.message);
-    // Effects on related documents, naming series and unique fields (core/apps/rules/).
-    const typeOf = (name: string) => (m.documentTypes ?? []).find((o) => o.name === name);
-    for (const p of [...buildEffects(dt, at, typeOf).problems, ...namingProblems(dt, at), ...uniqueProblems(dt, at)]) add(p.pointer, p.rule, p.message);
+    // Effects on related documents (a dependency's typed here when its manifest is at hand, else
+    // at install), naming series and unique fields (core/apps/rules/).
+    const effectTypes = {
+      typeOf: (ref: string) => {
+        const [app, name] = ref.includes('/') ? ref.split('/') : [m.id, ref];
+        return (app === m.id ? m : ctx.manifestOf?.(app))?.documentTypes?.find((o) => o.name === name);
+      },
+      dependency: (app: string) => (!m.dependencies?.[app] ? false : ctx.manifestOf?.(app) ? ('known' as const) : ('unknown' as const)),
+    };
+    for (const p of [...buildEffects(dt, at, effectTypes).problems, ...namingProblems(dt, at), ...uniqueProblems(dt, at)]) add(p.pointer, p.rule, p.message);
     (dt.schedules ?? []).forEach((sc, j) => {
       const sat = `${at}/schedules/${j}`;
       if ((dt.schedules ?? []).findIndex((o) => o.name === sc.name) !== j) add(`${sat}/name`, 'duplicate', `schedule ${sc.name} is declared twice`);

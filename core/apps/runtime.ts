@@ -224,7 +224,10 @@ export class AppRuntime {
       throw new DiwanError('MANIFEST_INVALID', details, { count: details.length });
     }
     // Rules reading another app's documents are typed against its fields, now that it is loaded.
-    const typed = (m.documentTypes ?? []).flatMap((decl, i) => app.docTypes.get(decl.name)!.checkRules(`/documentTypes/${i}`));
+    const typed = (m.documentTypes ?? []).flatMap((decl, i) => {
+      const dt = app.docTypes.get(decl.name)!;
+      return [...dt.checkRules(`/documentTypes/${i}`), ...dt.checkEffects(`/documentTypes/${i}`)];
+    });
     if (typed.length) throw new DiwanError('MANIFEST_INVALID', typed as never, { count: typed.length });
     const clash = this.routeClashes(app);
     if (clash.length) throw new DiwanError('APP_REFUSED', clash, { reason: clash[0].reason });
