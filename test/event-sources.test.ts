@@ -1076,7 +1076,7 @@ describe('every installed app answers', () => {
     });
     // Custom routes the operation drivers above did not call.
     const custom: Record<string, () => Promise<Res>> = {
-      // An issued document's e-invoice and PDF (this company has no VAT number: CONFLICT, named).
+      // An issued document's e-invoice and PDF, and its resubmission to ZATCA.
       ...Object.fromEntries(
         (
           [
@@ -1085,7 +1085,11 @@ describe('every installed app answers', () => {
             ['debit-notes', () => createDoc('invoicing', 'debitNote', {})],
           ] as const
         ).flatMap(([resource, make]) =>
-          ['xml', 'pdf'].map((what) => [`GET /api/v1/${resource}/:id/${what}`, async () => call('GET', `/api/v1/${resource}/${(await make()).id}/${what}`, undefined, `/api/v1/${resource}/:id/${what}`)]),
+          [
+            ...['xml', 'pdf'].map((what) => [`GET /api/v1/${resource}/:id/${what}`, async () => call('GET', `/api/v1/${resource}/${(await make()).id}/${what}`, undefined, `/api/v1/${resource}/:id/${what}`)]),
+            // Nothing to resubmit (never submitted, or accepted): CONFLICT, named.
+            [`POST /api/v1/${resource}/:id/zatca/resubmit`, async () => call('POST', `/api/v1/${resource}/${(await make()).id}/zatca/resubmit`, {}, `/api/v1/${resource}/:id/zatca/resubmit`)],
+          ],
         ),
       ),
       // Onboarding's state (before onboarding: not onboarded).
