@@ -11,13 +11,8 @@ import { runCli } from './cli-run.ts';
 import { processDatabase } from './db.ts';
 import { INITIAL_PIH, invoiceHash, parseQr } from '../apps-installed/invoicing/zatca/index.ts';
 import { ARABIC, createCompany, createCustomer, expectError, makeHost, type Client, type TestCompany } from './helpers.ts';
+import { RIYADH_TRADING } from './zatca-company.ts';
 
-const PROFILE = {
-  legalName: { en: 'Riyadh Trading Co.', ar: 'شركة الرياض للتجارة' },
-  vatNumber: '310122393500003',
-  crNumber: '1010010000',
-  address: { buildingNumber: '1234', street: 'King Fahd Road', district: 'Al Olaya', city: 'Riyadh', postalCode: '12214', country: 'SA' },
-};
 
 describe('invoicing a Saudi business', () => {
   let host: Host;
@@ -37,10 +32,10 @@ describe('invoicing a Saudi business', () => {
       expect(before).toMatchObject({ id: co.company.id, name: 'Riyadh Trading', currency: 'SAR', vatRate: 15 });
       expect(before.vatNumber).toBeUndefined();
 
-      const res = await api.patch('/api/v1/company', PROFILE);
+      const res = await api.patch('/api/v1/company', RIYADH_TRADING);
       expect(res.statusCode, res.body).toBe(200);
-      expect(res.json().data).toEqual({ ...before, ...PROFILE });
-      expect((await co.as('Viewer').get('/api/v1/company')).json().data).toEqual({ ...before, ...PROFILE });
+      expect(res.json().data).toEqual({ ...before, ...RIYADH_TRADING });
+      expect((await co.as('Viewer').get('/api/v1/company')).json().data).toEqual({ ...before, ...RIYADH_TRADING });
 
       const audit = (await api.get('/api/v1/audit-log?resource=companies')).json().data;
       expect(audit.find((e: { action: string }) => e.action === 'update')).toMatchObject({ resource: 'companies', resourceId: co.company.id });
@@ -66,7 +61,7 @@ describe('invoicing a Saudi business', () => {
       const ends = expectError(await api.patch('/api/v1/company', { vatNumber: '31012239350000X' }), 400, 'VALIDATION_ERROR');
       expect(ends.details.map((d) => d.rule).sort()).toEqual(['digits', 'lastDigit']);
       // Nothing was stored.
-      expect((await api.get('/api/v1/company')).json().data.vatNumber).toBe(PROFILE.vatNumber);
+      expect((await api.get('/api/v1/company')).json().data.vatNumber).toBe(RIYADH_TRADING.vatNumber);
     });
 
     it('refuses wrong types at their pointers: a VAT rate above 100, a legal name without Arabic', async () => {
@@ -344,7 +339,7 @@ describe('invoicing a Saudi business', () => {
     it('keeps one unbroken chain through 50 concurrent sends: each PIH is the hash of the document with the counter before', async () => {
       const fresh = await createCompany(host, { name: 'Chain shop', currency: 'SAR' });
       const c = fresh.as();
-      expect((await c.patch('/api/v1/company', PROFILE)).statusCode).toBe(200);
+      expect((await c.patch('/api/v1/company', RIYADH_TRADING)).statusCode).toBe(200);
       const cus = await createCustomer(c, 'Walk-in');
       const drafts = [];
       for (let i = 0; i < 50; i++) drafts.push(await draft(cus.id, [line(1, 10 + i)], c));
@@ -380,7 +375,7 @@ describe('invoicing a Saudi business', () => {
         expect(pdf.headers['content-type']).toMatch(/^application\/pdf/);
         expect(pdf.rawPayload.subarray(0, 5).toString()).toBe('%PDF-');
       }
-      expect(parseQr(first.qr)).toMatchObject({ sellerName: `${PROFILE.legalName.ar} | ${PROFILE.legalName.en}`, vatNumber: PROFILE.vatNumber, total: '115.00', vatTotal: '15.00' });
+      expect(parseQr(first.qr)).toMatchObject({ sellerName: `${RIYADH_TRADING.legalName.ar} | ${RIYADH_TRADING.legalName.en}`, vatNumber: RIYADH_TRADING.vatNumber, total: '115.00', vatTotal: '15.00' });
       // A draft has no e-invoice yet.
       const d = await draft(b2b.id, [line(1, 1)]);
       expectError(await api.get(`/api/v1/invoices/${d.id}/xml`), 409, 'CONFLICT');
@@ -398,11 +393,11 @@ describe('diwan companies update', () => {
       const created = await cli('companies', 'create', '--name', 'Riyadh Trading', '--currency', 'SAR', '--apps', 'none', '--json');
       expect(created.code, created.stderr).toBe(0);
       const id = created.json.id;
-      const address = JSON.stringify(PROFILE.address);
-      const ok = await cli('companies', 'update', '--company', id, '--legal-name-en', PROFILE.legalName.en, '--legal-name-ar', PROFILE.legalName.ar,
-        '--vat-number', PROFILE.vatNumber, '--cr-number', PROFILE.crNumber, '--address', address, '--json');
+      const address = JSON.stringify(RIYADH_TRADING.address);
+      const ok = await cli('companies', 'update', '--company', id, '--legal-name-en', RIYADH_TRADING.legalName.en, '--legal-name-ar', RIYADH_TRADING.legalName.ar,
+        '--vat-number', RIYADH_TRADING.vatNumber, '--cr-number', RIYADH_TRADING.crNumber, '--address', address, '--json');
       expect(ok.code, ok.stderr).toBe(0);
-      expect(ok.json).toMatchObject({ id, name: 'Riyadh Trading', currency: 'SAR', vatRate: 15, ...PROFILE });
+      expect(ok.json).toMatchObject({ id, name: 'Riyadh Trading', currency: 'SAR', vatRate: 15, ...RIYADH_TRADING });
       const bad = await cli('companies', 'update', '--company', id, '--vat-number', '12345678901233', '--vat-rate', '150', '--json');
       expect(bad.code).not.toBe(0);
       const err = JSON.parse(bad.stdout || bad.stderr).error;
@@ -412,7 +407,7 @@ describe('diwan companies update', () => {
       expect(JSON.parse(forms.stdout || forms.stderr).error.details.map((d: { rule: string }) => d.rule).sort()).toEqual(['firstDigit', 'length']);
       // Nothing of the refused changes was kept.
       const listed = await cli('companies', 'list', '--json');
-      expect(listed.json.find((c: { id: string }) => c.id === id)).toMatchObject({ vatNumber: PROFILE.vatNumber, vatRate: 15 });
+      expect(listed.json.find((c: { id: string }) => c.id === id)).toMatchObject({ vatNumber: RIYADH_TRADING.vatNumber, vatRate: 15 });
     } finally {
       fs.rmSync(dataDir, { recursive: true, force: true });
       await db.drop();

@@ -16,13 +16,8 @@ import { closedPort } from './zatca-stand-in-onboarding.ts';
 import { validateUbl } from './zatca-ubl-schema.ts';
 import { pageQr } from './pdf-pages.ts';
 import { ARABIC, createCompany, createCustomer, expectError, makeHost, type Client, type TestCompany } from './helpers.ts';
+import { RIYADH_TRADING } from './zatca-company.ts';
 
-const PROFILE = {
-  legalName: { en: 'Riyadh Trading Co.', ar: 'شركة الرياض للتجارة' },
-  vatNumber: '310122393500003',
-  crNumber: '1010010000',
-  address: { buildingNumber: '1234', street: 'King Fahd Road', district: 'Al Olaya', city: 'Riyadh', postalCode: '12214', country: 'SA' },
-};
 
 describe('onboarding with ZATCA and stamping at issue', () => {
   let host: Host;
@@ -59,7 +54,7 @@ describe('onboarding with ZATCA and stamping at issue', () => {
 
   it('is not onboarded at first; the profile a CSR needs is checked first, every missing field listed, in English and Arabic', async () => {
     expect((await co.as('Viewer').get('/api/v1/company/zatca')).json()).toEqual({ data: { onboarded: false } });
-    expect((await api.patch('/api/v1/company', { vatNumber: PROFILE.vatNumber, address: { city: 'Riyadh', country: 'SA' } })).statusCode).toBe(200);
+    expect((await api.patch('/api/v1/company', { vatNumber: RIYADH_TRADING.vatNumber, address: { city: 'Riyadh', country: 'SA' } })).statusCode).toBe(200);
     const err = expectError(await onboard({ otp: '123345' }), 400, 'VALIDATION_ERROR');
     expect(err.details.map((d) => d.pointer)).toEqual(['/legalName/en', '/legalName/ar', '/crNumber', '/address/buildingNumber', '/address/street', '/address/district', '/address/postalCode']);
     expect(err.details[2]).toMatchObject({ in: 'company', rule: 'required', message: "the company's crNumber is missing: set it with PATCH /api/v1/company before onboarding" });
@@ -72,11 +67,11 @@ describe('onboarding with ZATCA and stamping at issue', () => {
   });
 
   it('issues without a stamp before onboarding: QR tags 1–5, the XML unsigned', async () => {
-    expect((await api.patch('/api/v1/company', PROFILE)).statusCode).toBe(200);
+    expect((await api.patch('/api/v1/company', RIYADH_TRADING)).statusCode).toBe(200);
     const inv = await issue(b2c.id);
     expect(inv.signatureValue).toBeUndefined();
     const q = parseQr(inv.qr);
-    expect(q).toMatchObject({ sellerName: 'شركة الرياض للتجارة | Riyadh Trading Co.', vatNumber: PROFILE.vatNumber, total: '230.00', vatTotal: '30.00' });
+    expect(q).toMatchObject({ sellerName: 'شركة الرياض للتجارة | Riyadh Trading Co.', vatNumber: RIYADH_TRADING.vatNumber, total: '230.00', vatTotal: '30.00' });
     expect(q.hash).toBeUndefined();
     const xml = (await api.get(`/api/v1/invoices/${inv.id}/xml`)).body;
     expect(xml).not.toContain('<ext:UBLExtensions>');

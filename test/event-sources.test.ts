@@ -27,6 +27,7 @@ import { CLI_ACTOR } from '../core/kernel/actor.ts';
 import { REPO_ROOT, validManifest, type AppSource } from '../core/apps/app-source.ts';
 import { isReadOnly } from '../core/apps/doc-schemas.ts';
 import { startZatcaStandIn, type Answer, type StandIn } from './zatca-stand-in.ts';
+import { OFFICE_SUPPLIES } from './zatca-company.ts';
 import type { ConditionDecl, DocumentTypeDecl, FieldDecl, Manifest, SourceDecl, TopicDecl, WhenDecl } from '../manifests/manifest.schema.ts';
 
 const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (a: Ajv) => Ajv;
@@ -810,11 +811,7 @@ let zatca: StandIn | undefined;
 async function onboardedWithZatca(): Promise<StandIn> {
   if (zatca) return zatca;
   zatca = await startZatcaStandIn();
-  const profile = {
-    legalName: { en: 'Riyadh Office Supplies Co', ar: 'شركة الرياض للأدوات المكتبية' }, vatNumber: '310122393500003', crNumber: '1010010000',
-    address: { buildingNumber: '1234', street: 'King Fahd Road', district: 'Al Olaya', city: 'Riyadh', postalCode: '12214', country: 'SA' },
-  };
-  await expectStatus(await call('PATCH', '/api/v1/company', profile, '/api/v1/company'), 200, 'the seller profile');
+  await expectStatus(await call('PATCH', '/api/v1/company', OFFICE_SUPPLIES, '/api/v1/company'), 200, 'the seller profile');
   await expectStatus(await call('PATCH', '/api/v1/apps/invoicing/settings', { zatcaBaseUrl: zatca.url }, '/api/v1/apps/:id/settings'), 200, 'the gateway');
   await expectStatus(await call('POST', '/api/v1/company/zatca/onboard', { otp: zatca.onboarding.otp, gateway: 'simulation' }, '/api/v1/company/zatca/onboard'), 200, 'onboarding');
   return zatca;

@@ -5,61 +5,34 @@
 // its attempts; POST /invoices/{id}/zatca/resubmit puts the job back and the invoice is cleared.
 // Resubmitting is refused (CONFLICT, in the caller's language) while the submission is under
 // way, once ZATCA accepted the document, and for a rejected one, which a credit note corrects.
-import fs from 'node:fs';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildHost, type Host } from '../core/host.ts';
-import { ManualClock } from '../core/kernel/clock.ts';
-import { REPO_ROOT } from '../core/apps/app-source.ts';
-import { databases, type Location } from './db.ts';
-import { ARABIC, createCompany, expectError, invoicingSources, type Client, type TestCompany } from './helpers.ts';
-import { clearedOf, startZatcaStandIn, type StandIn } from './zatca-stand-in.ts';
+import type { Host } from '../core/host.ts';
+import type { ManualClock } from '../core/kernel/clock.ts';
+import { databases } from './db.ts';
+import { ARABIC, createCompany, expectError, type Client, type TestCompany } from './helpers.ts';
+import { clearedOf, type StandIn } from './zatca-stand-in.ts';
+import { OFFICE_SUPPLIES, zatcaCompany, type ZatcaCompany } from './zatca-company.ts';
 
 // Two attempts: now, then 2 s later.
 const JOBS = { ladder: [2], jitter: 0.1, timeoutMs: 3000, leaseMs: 10_000, concurrency: 4, pollMs: 1000 };
 
-const PROFILE = {
-  legalName: { en: 'Riyadh Office Supplies Co', ar: 'شركة الرياض للأدوات المكتبية' },
-  vatNumber: '310122393500003',
-  crNumber: '1010010000',
-  address: { buildingNumber: '1234', street: 'King Fahd Road', district: 'Al Olaya', city: 'Riyadh', postalCode: '12214', country: 'SA' },
-};
 
 describe.each(databases())('resubmitting to ZATCA after the submission failed ($name)', (db) => {
-  let root: string;
-  let loc: Location;
+  let k: ZatcaCompany;
   let host: Host;
-  let co: TestCompany;
   let api: Client;
   let zatca: StandIn;
+  let clock: ManualClock;
+  let co: TestCompany;
   let business: string;
-  const clock = new ManualClock(Date.now());
 
   beforeAll(async () => {
-    fs.mkdirSync(path.join(REPO_ROOT, '.tmp'), { recursive: true });
-    root = fs.mkdtempSync(path.join(REPO_ROOT, '.tmp', 'zatca-resubmit-'));
-    loc = await db.location();
-    zatca = await startZatcaStandIn();
-    host = await buildHost({
-      ...(loc.url ? { databaseUrl: loc.url } : { dbFile: loc.file }),
-      sources: invoicingSources(), clock, config: { dataDir: path.join(root, 'data'), rateLimitPerMinute: 0 },
-      jobs: { ...JOBS, random: () => 0.5 },
-    });
-    co = await createCompany(host, { name: 'Riyadh Office Supplies' });
-    api = co.as();
-    expect((await api.patch('/api/v1/company', PROFILE)).statusCode).toBe(200);
-    expect((await api.patch('/api/v1/apps/invoicing/settings', { zatcaBaseUrl: zatca.url })).statusCode).toBe(200);
-    zatca.onboarding.otp = '123456';
-    expect((await api.post('/api/v1/company/zatca/onboard', { otp: '123456', gateway: 'simulation' })).statusCode).toBe(200);
+    k = await zatcaCompany(db, 'zatca-resubmit-', JOBS);
+    ({ host, api, zatca, clock, co } = k);
     business = (await api.post('/api/v1/customers', { name: 'Al Noor Trading', legalNameAr: 'شركة النور للتجارة', vatNumber: '300000000000003' })).json().data.id;
   });
 
-  afterAll(async () => {
-    await host?.close();
-    await zatca?.close();
-    await loc?.drop();
-    if (root) fs.rmSync(root, { recursive: true, force: true });
-  });
+  afterAll(() => k?.close());
 
   async function issueStandard() {
     const draft = await api.post('/api/v1/invoices', { customerId: business, date: '2026-11-28', dueDate: '2026-12-28', lines: [{ description: 'A4 paper, 5 reams', quantity: 4, unitPrice: 112.5 }] });
@@ -163,7 +136,7 @@ describe.each(databases())('resubmitting to ZATCA after the submission failed ($
     expect(await get('invoices', inv.id)).toMatchObject({ zatcaStatus: 'cleared' });
 
     const early = await createCompany(host, { name: 'Not yet onboarded' });
-    expect((await early.as().patch('/api/v1/company', PROFILE)).statusCode).toBe(200);
+    expect((await early.as().patch('/api/v1/company', OFFICE_SUPPLIES)).statusCode).toBe(200);
     const customer = (await early.as().post('/api/v1/customers', { name: 'Walk-in' })).json().data.id;
     const draft = (await early.as().post('/api/v1/invoices', { customerId: customer, date: '2026-11-28', dueDate: '2026-12-28', lines: [{ description: 'Pens', quantity: 1, unitPrice: 10 }] })).json().data;
     expect((await early.as().post(`/api/v1/invoices/${draft.id}/send`, {})).statusCode).toBe(200);

@@ -9,78 +9,46 @@
 // the request went out and before the answer was written loses nothing, and ZATCA takes the
 // document once (the resubmission is its duplicate). Before onboarding nothing is submitted;
 // the company onboards through POST /company/zatca/onboard, against the stand-in too.
-import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildHost, type Host } from '../core/host.ts';
-import { ManualClock } from '../core/kernel/clock.ts';
-import { REPO_ROOT } from '../core/apps/app-source.ts';
+import type { Host } from '../core/host.ts';
+import type { ManualClock } from '../core/kernel/clock.ts';
 import { saveZatcaAccount, storedZatcaAccount } from '../apps-installed/invoicing/zatca-account.ts';
 import { SYSTEM_ACTOR } from '../core/kernel/actor.ts';
 import { databases, type Location } from './db.ts';
-import { createCompany, expectError, invoicingSources, type Client, type TestCompany } from './helpers.ts';
+import { OFFICE_SUPPLIES, zatcaCompany, type ZatcaCompany } from './zatca-company.ts';
+import { createCompany, expectError, type Client, type TestCompany } from './helpers.ts';
 import { spawnChild } from './jobs-app.ts';
 import { pageQr } from './pdf-pages.ts';
-import { clearedOf, clearedQr, REJECTION, startZatcaStandIn, WARNING, type StandIn } from './zatca-stand-in.ts';
+import { clearedOf, clearedQr, REJECTION, WARNING, type StandIn } from './zatca-stand-in.ts';
 
 // Attempts wait 2 s, then 60 s; one may take 3 s.
 const JOBS = { ladder: [2, 60], jitter: 0.1, timeoutMs: 3000, leaseMs: 10_000, concurrency: 4, pollMs: 1000 };
 
-const PROFILE = {
-  legalName: { en: 'Riyadh Office Supplies Co', ar: 'شركة الرياض للأدوات المكتبية' },
-  vatNumber: '310122393500003',
-  crNumber: '1010010000',
-  address: { buildingNumber: '1234', street: 'King Fahd Road', district: 'Al Olaya', city: 'Riyadh', postalCode: '12214', country: 'SA' },
-};
 
 const zatcaMessage = (type: 'error' | 'warning') => (m: { code: string; category: string; message: string }) => ({ type, code: m.code, category: m.category, message: m.message });
 
 describe.each(databases())('submitting invoices and notes to ZATCA ($name)', (db) => {
+  let k: ZatcaCompany;
   let root: string;
   let loc: Location;
   let host: Host;
   let co: TestCompany;
   let api: Client;
   let zatca: StandIn;
+  let clock: ManualClock;
   let business: string;
   let walkIn: string;
-  const clock = new ManualClock(Date.now());
-  let otps = 0;
-
-  /** Onboards the company with the stand-in as its gateway, as its Owner does (POST /company/zatca/onboard with the portal's OTP). */
-  async function onboard(c: Client) {
-    expect((await c.patch('/api/v1/apps/invoicing/settings', { zatcaBaseUrl: zatca.url })).statusCode).toBe(200);
-    // The Fatoora portal's OTP is good for one onboarding: each takes a new one.
-    zatca.onboarding.otp = String(100_000 + ++otps);
-    const res = await c.post('/api/v1/company/zatca/onboard', { otp: zatca.onboarding.otp, gateway: 'simulation' });
-    expect(res.statusCode, res.body).toBe(200);
-  }
+  const onboard = (c: Client) => k.onboard(c);
 
   beforeAll(async () => {
-    // Inside the repository, so that the child process resolves the app's `diwan/sdk` import.
-    fs.mkdirSync(path.join(REPO_ROOT, '.tmp'), { recursive: true });
-    root = fs.mkdtempSync(path.join(REPO_ROOT, '.tmp', 'zatca-jobs-'));
-    loc = await db.location();
-    zatca = await startZatcaStandIn();
-    host = await buildHost({
-      ...(loc.url ? { databaseUrl: loc.url } : { dbFile: loc.file }),
-      sources: invoicingSources(), clock, config: { dataDir: path.join(root, 'data'), rateLimitPerMinute: 0 },
-      jobs: { ...JOBS, random: () => 0.5 },
-    });
-    co = await createCompany(host, { name: 'Riyadh Office Supplies' });
-    api = co.as();
-    expect((await api.patch('/api/v1/company', PROFILE)).statusCode).toBe(200);
-    await onboard(api);
+    k = await zatcaCompany(db, 'zatca-jobs-', JOBS);
+    ({ root, loc, host, co, api, zatca, clock } = k);
     business = (await api.post('/api/v1/customers', { name: 'Al Noor Trading', legalNameAr: 'شركة النور للتجارة', vatNumber: '300000000000003' })).json().data.id;
     walkIn = (await api.post('/api/v1/customers', { name: 'Walk-in customer' })).json().data.id;
   });
 
-  afterAll(async () => {
-    await host?.close();
-    await zatca?.close();
-    await loc?.drop();
-    if (root) fs.rmSync(root, { recursive: true, force: true });
-  });
+  afterAll(() => k?.close());
 
   /** Drafts and sends an invoice for the VAT-registered customer (standard) or the walk-in one (simplified). */
   async function issue(kind: 'standard' | 'simplified', c: Client = api, customerId = kind === 'standard' ? business : walkIn) {
@@ -112,7 +80,7 @@ describe.each(databases())('submitting invoices and notes to ZATCA ($name)', (db
 
   it('submits nothing before the company is onboarded: no job, no zatcaStatus', async () => {
     const other = await createCompany(host, { name: 'Not yet onboarded' });
-    expect((await other.as().patch('/api/v1/company', PROFILE)).statusCode).toBe(200);
+    expect((await other.as().patch('/api/v1/company', OFFICE_SUPPLIES)).statusCode).toBe(200);
     const customer = (await other.as().post('/api/v1/customers', { name: 'Walk-in' })).json().data.id;
     const inv = await issue('simplified', other.as(), customer);
     expect(inv.hash).toEqual(expect.any(String));

@@ -8,7 +8,7 @@
 // leaves no write behind, and the job runs again.
 import type { AppContext, EnqueueOptions, JobContext, JobHandler } from '../../sdk/define-app.ts';
 import type { Db } from '../storage/db.ts';
-import type { AppJobsRepo, JobAttemptRow, JobRow, JobStateName, NextJobState } from '../storage/repos/app-jobs.ts';
+import type { AppJobsRepo, JobAttemptRow, JobRow, JobStateName, NewAttempt, NextJobState } from '../storage/repos/app-jobs.ts';
 import type { Clock } from '../kernel/clock.ts';
 import type { Lang } from '../kernel/i18n/i18n.ts';
 import { DiwanError } from '../kernel/errors/diwan-error.ts';
@@ -88,15 +88,8 @@ export const toJob = (r: JobRow): Job => ({
   finishedAt: r.finished_at,
 });
 
-/** One attempt of a job, as the attempt log shows it. */
-export interface JobAttempt {
-  attempt: number;
-  startedAt: string;
-  endedAt: string;
-  durationMs: number;
-  outcome: string;
-  error: string | null;
-}
+/** One attempt of a job, as the attempt log shows it: what was recorded of it. */
+export type JobAttempt = Omit<NewAttempt, 'jobId' | 'companyId'>;
 
 const toAttempt = (a: JobAttemptRow): JobAttempt => ({
   attempt: Number(a.attempt), startedAt: a.started_at, endedAt: a.ended_at, durationMs: Number(a.duration_ms), outcome: a.outcome, error: a.error,

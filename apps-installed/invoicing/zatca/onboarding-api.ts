@@ -14,6 +14,7 @@
  * `unavailable` (nothing came of it: the caller may try again).
  */
 import { certificateFromSecurityToken } from './certificate.ts';
+import { jsonAnswer } from './json-answer.ts';
 
 export interface Csid {
   /** ZATCA's `requestID`: the compliance request a production CSID is asked for with. */
@@ -112,22 +113,13 @@ async function call(
     const e = err as Error & { cause?: { code?: string; message?: string } };
     return { ok: false, outcome: 'unavailable', httpStatus: null, detail: e.name === 'TimeoutError' ? 'no answer in time' : (e.cause?.code ?? e.cause?.message ?? e.message) };
   }
-  const parsed = parse(text);
+  const parsed = jsonAnswer(text);
   if (res.status === 200 || res.status === 202) return { ok: true, httpStatus: res.status, body: parsed };
   if (res.status >= 400 && res.status < 500 && res.status !== 429) {
     const said = refusals(parsed);
     return { ok: false, outcome: 'refused', httpStatus: res.status, messages: said.length ? said : [{ code: String(res.status), message: res.statusText || 'refused' }] };
   }
   return { ok: false, outcome: 'unavailable', httpStatus: res.status, detail: `ZATCA answered ${res.status}` };
-}
-
-function parse(text: string): Record<string, any> | undefined {
-  try {
-    const v = JSON.parse(text);
-    return v && typeof v === 'object' ? v : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 /** ZATCA's refusals come as `{ code, message }`, `{ errors: [{ code, message }] }` (or strings), or validation results. */

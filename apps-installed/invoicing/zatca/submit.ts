@@ -19,6 +19,8 @@
  * the hash and answers the duplicate, which counts as accepted.
  */
 
+import { jsonAnswer } from './json-answer.ts';
+
 /** ZATCA's gateways: the developer portal (sandbox), simulation, and production ("core"). */
 export const ZATCA_BASE_URLS = {
   sandbox: 'https://gw-fatoora.zatca.gov.sa/e-invoicing/developer-portal',
@@ -138,7 +140,7 @@ export async function submit(mode: SubmissionMode, doc: SubmissionDocument, opts
 
 /** ZATCA's answer (status, body text, Retry-After) as a result. */
 export function answer(mode: SubmissionMode, httpStatus: number, text: string, retryAfter: string | null = null): SubmissionResult {
-  const body = parse(text);
+  const body = jsonAnswer(text);
   const results = (body?.validationResults ?? {}) as Record<string, unknown>;
   const warnings = messages(results.warningMessages);
   const info = messages(results.infoMessages);
@@ -166,15 +168,6 @@ export function answer(mode: SubmissionMode, httpStatus: number, text: string, r
     reason: httpStatus === 429 ? 'rate_limited' : httpStatus >= 500 ? 'server_error' : 'unexpected',
     detail: `ZATCA answered ${httpStatus}${said ? `: ${said}` : ''}`,
   };
-}
-
-function parse(text: string): Record<string, any> | undefined {
-  try {
-    const v = JSON.parse(text);
-    return v && typeof v === 'object' ? v : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 function messages(v: unknown): ZatcaMessage[] {
