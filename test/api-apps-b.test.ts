@@ -6,8 +6,8 @@
 // again on PostgreSQL (vitest.config.ts's `onPostgres`).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Host } from '../core/host.ts';
-import { appsHost, ARABIC, expectError, type Client, type TestCompany, created, ok } from './helpers.ts';
-import { AR, conflictWith, refused } from './app-stories.ts';
+import { ARABIC, expectError, type Client, type TestCompany, created, ok } from './helpers.ts';
+import { AR, conflictWith, refused, storiesWithApprover } from './app-stories.ts';
 
 const APPS = [
   'employees', 'invoicing', 'ecommerce', 'crm',
@@ -24,11 +24,7 @@ let otherEmployeeId: string;
 let customerId: string;
 
 beforeAll(async () => {
-  ({ host, co } = await appsHost(APPS));
-  api = co.as();
-  employeeId = (await created(api.post('/api/v1/employees', { fullName: 'Sara Al-Harbi', jobTitle: 'Engineer', joinDate: '2020-01-01' }))).id;
-  otherEmployeeId = (await created(api.post('/api/v1/employees', { fullName: 'Omar Al-Qahtani', jobTitle: 'Manager', joinDate: '2018-01-01' }))).id;
-  customerId = (await created(api.post('/api/v1/customers', { name: 'Al-Noor Trading' }))).id;
+  ({ host, co, api, employeeId, otherEmployeeId, customerId } = await storiesWithApprover(APPS));
 }, 60_000);
 afterAll(() => host.close());
 

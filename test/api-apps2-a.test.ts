@@ -5,8 +5,8 @@
 // creates elsewhere. One host, one company, SQLite and PostgreSQL (vitest.config.ts's `onPostgres`).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Host } from '../core/host.ts';
-import { appsHost, count, createCustomer, expectError, type Client, type Res, type TestCompany, created, ok, type Data } from './helpers.ts';
-import { AR, conflict, invalid } from './app-stories.ts';
+import { count, expectError, type Client, type Res, type TestCompany, created, ok, type Data } from './helpers.ts';
+import { AR, conflict, invalid, storiesWithProject } from './app-stories.ts';
 
 const APPS = [
   'aftersales', 'agents', 'analytics', 'appointments', 'appraisals', 'approvals', 'attendance', 'auto-workshop', 'av',
@@ -23,11 +23,7 @@ let projectId: string;
 const YEAR = new Date().getUTCFullYear();
 
 beforeAll(async () => {
-  ({ host, co } = await appsHost(APPS));
-  api = co.as();
-  customerId = (await createCustomer(api, 'Al-Noor Trading')).id;
-  employeeId = (await created(api.post('/api/v1/employees', { fullName: 'Sara Al-Harbi', jobTitle: 'Engineer', joinDate: '2020-03-01' }))).id;
-  projectId = (await created(api.post('/api/v1/projects', { name: 'Riyadh HQ fit-out' }))).id;
+  ({ host, co, api, customerId, employeeId, projectId } = await storiesWithProject(APPS));
 }, 60_000);
 afterAll(() => host?.close());
 

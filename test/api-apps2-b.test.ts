@@ -8,8 +8,8 @@
 // One host with just these apps and their dependencies, on SQLite and again on PostgreSQL.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Host } from '../core/host.ts';
-import { appsHost, expectError, type Client, type TestCompany, created, ok, type Data } from './helpers.ts';
-import { AR, conflictWith, refused } from './app-stories.ts';
+import { expectError, type Client, type TestCompany, created, ok, type Data } from './helpers.ts';
+import { AR, conflictWith, refused, storiesWithApprover } from './app-stories.ts';
 
 const APPS = [
   'employees', 'invoicing', 'ecommerce', 'crm',
@@ -28,11 +28,7 @@ let customerId: string;
 const YEAR = new Date().getUTCFullYear();
 
 beforeAll(async () => {
-  ({ host, co } = await appsHost(APPS));
-  api = co.as();
-  employeeId = (await created(api.post('/api/v1/employees', { fullName: 'Sara Al-Harbi', jobTitle: 'Engineer', joinDate: '2020-01-01' }))).id;
-  otherEmployeeId = (await created(api.post('/api/v1/employees', { fullName: 'Omar Al-Qahtani', jobTitle: 'Manager', joinDate: '2018-01-01' }))).id;
-  customerId = (await created(api.post('/api/v1/customers', { name: 'Al-Noor Trading', phone: '+966112345678' }))).id;
+  ({ host, co, api, employeeId, otherEmployeeId, customerId } = await storiesWithApprover(APPS));
 }, 60_000);
 afterAll(() => host.close());
 
