@@ -112,6 +112,17 @@ describe('the apps do their business', () => {
         expect(await getRun(run.id)).toMatchObject({ employeeCount: 1, netTotal: 11_525 });
       });
 
+      it('refuses a payslip that would carry a total past what money holds (10^12), naming the run, and keeps the totals', async () => {
+        const run = await newRun('2026-06', '2026-06-01', '2026-06-30');
+        const huge = { runId: run.id, basicSalary: 600_000_000_000, housingAllowance: 0, socialInsurance: 0 };
+        await created(api.post('/api/v1/payslips', payslip(huge)));
+        const e = expectError(await api.post('/api/v1/payslips', payslip(huge)), 409, 'CONFLICT');
+        expect(e.details[0]).toMatchObject({ reason: 'parentRule', resource: 'payroll-runs', id: run.id });
+        expect(e.details[0].problems).toEqual(expect.arrayContaining([expect.objectContaining({ pointer: '/grossTotal', rule: 'maximum' })]));
+        expect((await api.get(`/api/v1/payslips?runId=${run.id}`)).json().total).toBe(1);
+        expect(await getRun(run.id)).toMatchObject({ employeeCount: 1, grossTotal: 600_000_000_000, netTotal: 600_000_000_000 });
+      });
+
       it('pays by bank transfer unless told otherwise, and refuses a payslip for an employee who joins after the period', async () => {
         const run = await newRun('2026-05', '2026-05-01', '2026-05-31');
         expect((await created(api.post('/api/v1/payslips', payslip({ runId: run.id })))).paymentMethod).toBe('bank_transfer');

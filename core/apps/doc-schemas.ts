@@ -18,6 +18,12 @@ const NUMBER_BOUND = 1e15;
  */
 export const MONEY_BOUND = 1e12;
 
+/** The range a number, money or integer field holds (its own bounds, else the type's). */
+export function numericBounds(f: FieldDecl | LineFieldDecl): { minimum: number; maximum: number } {
+  const bound = f.type === 'money' ? MONEY_BOUND : NUMBER_BOUND;
+  return { minimum: f.minimum ?? -bound, maximum: f.maximum ?? bound };
+}
+
 function scalarSchema(f: FieldDecl | LineFieldDecl, idPrefixOf: (to: string) => string): Schema {
   const s: Schema = {};
   const about = f.description?.en ?? f.label?.en;
@@ -30,12 +36,7 @@ function scalarSchema(f: FieldDecl | LineFieldDecl, idPrefixOf: (to: string) => 
     case 'number':
     case 'money':
     case 'integer':
-      Object.assign(s, {
-        type: f.type === 'integer' ? 'integer' : 'number',
-        finite: true,
-        minimum: f.minimum ?? (f.type === 'money' ? -MONEY_BOUND : -NUMBER_BOUND),
-        maximum: f.maximum ?? (f.type === 'money' ? MONEY_BOUND : NUMBER_BOUND),
-      });
+      Object.assign(s, { type: f.type === 'integer' ? 'integer' : 'number', finite: true, ...numericBounds(f) });
       break;
     case 'boolean':
       s.type = 'boolean';

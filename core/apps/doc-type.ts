@@ -16,7 +16,7 @@ import type { Principal } from '../identity/principal.ts';
 import { newSortableId, isoNow } from '../kernel/ids.ts';
 import { DiwanError } from '../kernel/errors/diwan-error.ts';
 import { compileFor, check, validationError, ajvDetails, unstorableDetails } from '../kernel/validation.ts';
-import { buildDocSchemas, eventPayloadSchema, getOnly, isReadOnly, type DocSchemas } from './doc-schemas.ts';
+import { buildDocSchemas, eventPayloadSchema, getOnly, isReadOnly, numericBounds, type DocSchemas } from './doc-schemas.ts';
 import { appFault } from './app-fault.ts';
 import { buildRules, hasExpressions, readsRef, rulesRead, type CompiledRules } from './rules/document-rules.ts';
 import { applyDefaults, applySet, brokenRules, celActivation, computeInto, conditionHolds, guardHolds, transitionScope, type Refs, type RuleScope } from './rules/evaluate.ts';
@@ -66,6 +66,9 @@ export interface DocTypeDeps {
 type Fields = readonly (FieldDecl | NonNullable<FieldDecl['fields']>[number])[];
 
 const SYSTEM = ['id', 'state', 'createdAt', 'updatedAt'];
+
+/** The minor digits of the caller's company currency (SAR's 2 when unknown). */
+const digitsOf = (caller: Caller): number => currencyDigits(caller.company.currency) ?? 2;
 /** How JSON.stringify writes U+0000 or half of a surrogate pair (a false alarm, `\\u0000` typed as text, only costs the walk). */
 const UNSTORABLE_ESCAPE = /\\u(0000|d[89a-f])/i;
 /** Thrown to end a dry run's transaction: a rollback that is not a failure. */
@@ -248,11 +251,12 @@ export class DocType {
     return out;
   }
 
-  private toDoc(r: ListRow): Doc {
+  /** The stored row as a document; `body`, its JSON already parsed. */
+  private toDoc(r: ListRow, body: Record<string, unknown> = JSON.parse(r.data)): Doc {
     return {
       id: r.id,
       ...(r.state !== null ? { state: r.state } : {}),
-      ...JSON.parse(r.data),
+      ...body,
       createdAt: r.created_at,
       updatedAt: r.updated_at,
     } as Doc;
@@ -394,7 +398,7 @@ export class DocType {
   }
 
   private ruleScope(caller: Caller): RuleScope {
-    return { digits: currencyDigits(caller.company.currency) ?? 2, today: isoNow(this.deps.clock.now()).slice(0, 10), lang: caller.lang, tr: this.deps.tr };
+    return { digits: digitsOf(caller), today: isoNow(this.deps.clock.now()).slice(0, 10), lang: caller.lang, tr: this.deps.tr };
   }
 
   /**
@@ -420,7 +424,7 @@ export class DocType {
     if (!('rule' in c)) return holds(c, doc);
     const index = this.deps.topics.filter((t) => t.source.when && 'rule' in t.source.when).findIndex((t) => t.source.when === c);
     // Money in the company currency's minor units (a write without a caller is the host's own, in SAR's 2 digits).
-    return conditionHolds(this.rules!, index, this.decl, doc, { digits: caller ? this.ruleScope(caller).digits : 2, today: isoNow(this.deps.clock.now()).slice(0, 10) });
+    return conditionHolds(this.rules!, index, this.decl, doc, { digits: caller ? digitsOf(caller) : 2, today: isoNow(this.deps.clock.now()).slice(0, 10) });
   }
 
   /** An update (or delete) of a document in a locked state, or of a field locked in it, is refused. */
@@ -481,7 +485,7 @@ export class DocType {
 
   /** Moves the aggregates over this type of the parents a write touched (each parent once, in id order: concurrent writes lock them in the same order). */
   private async followAggregates(w: Work, caller: Caller, before: Doc | undefined, after: Doc | undefined): Promise<void> {
-    const digits = this.ruleScope(caller).digits;
+    const digits = digitsOf(caller);
     const moves = aggregateDeltas(this.deps.aggregatedBy!, before, after, digits);
     const distinct = distinctMoves(this.deps.aggregatedBy!, before, after);
     for (const m of distinct) {
@@ -518,7 +522,9 @@ export class DocType {
       else deltas.set(m.field, v);
     }
     if (!deltas.size) return;
-    const previous = this.toDoc(row);
+    // Parsed once: `doc` is the body the totals move in, `previous` the document as it was.
+    const doc = JSON.parse(row.data) as Record<string, unknown>;
+    const previous = this.toDoc(row, { ...doc });
     const label = this.decl.label[caller.lang];
     const state = previous.state;
     const locked = state !== undefined && (this.decl.lockedIn?.includes(state) || [...deltas.keys()].some((f) => this.decl.fields.find((x) => x.name === f)?.lockedIn?.includes(state)));
@@ -527,13 +533,21 @@ export class DocType {
         reason: this.deps.tr.t(caller.lang, 'reason.parentLocked', { parent: label, id, state }),
       });
     }
-    const doc = JSON.parse(row.data) as Record<string, unknown>;
-    const digits = this.ruleScope(caller).digits;
-    for (const [name, delta] of deltas) doc[name] = addToAggregate(this.decl.fields.find((f) => f.name === name)!, doc[name], delta, digits);
+    const digits = digitsOf(caller);
+    let inBounds = true;
+    for (const [name, delta] of deltas) {
+      const field = this.decl.fields.find((f) => f.name === name)!;
+      const v = (doc[name] = addToAggregate(field, doc[name], delta, digits));
+      const { minimum, maximum } = numericBounds(field);
+      inBounds &&= Number.isFinite(v) && v >= minimum && v <= maximum;
+    }
     let data: string;
     try {
-      if (this.rulesReadAggregates(deltas)) this.applyRules(doc, caller, [], this.rules!.usesRef ? await this.loadRefs(doc, caller) : undefined);
-      data = this.stored(doc, caller);
+      const rerun = this.rulesReadAggregates(deltas);
+      if (rerun) this.applyRules(doc, caller, [], this.rules!.usesRef ? await this.loadRefs(doc, caller) : undefined);
+      // Only totals moved, each within its field's range: the rest was checked when it was
+      // stored, so the whole body need not be checked again.
+      data = rerun || !inBounds ? this.stored(doc, caller) : JSON.stringify(doc);
     } catch (e) {
       if (!(e instanceof DiwanError) || e.code !== 'VALIDATION_ERROR') throw e;
       const broken = e.details.map((d) => String(d.message)).join('; ');
@@ -546,10 +560,18 @@ export class DocType {
     // write, audited and evented, says what moved it.
     const next: DocRow = { ...row, data, updated_at: isoNow(this.deps.clock.now()) };
     await this.deps.table.update(caller.company.id, next);
+    if (!this.watchesChanges && !this.deps.aggregatedBy?.length) return;
     const after: Doc = { ...previous, ...doc, updatedAt: next.updated_at };
-    await this.emit(w, 'derived', after, previous, undefined, caller);
+    if (this.watchesChanges) await this.emit(w, 'derived', after, previous, undefined, caller);
     if (this.deps.aggregatedBy?.length) await this.followAggregates(w, caller, previous, after);
   }
+
+  /** Whether a topic of the type watches a field's change (the only events a derived write can fire). */
+  private get watchesChanges(): boolean {
+    return (this.changeTopics ??= this.deps.topics.some((t) => t.source.on === 'change'));
+  }
+
+  private changeTopics?: boolean;
 
   /** Whether the type's rules read the aggregates a child's write moves (most read none, or only the same few: asked once per set). */
   private rulesReadAggregates(deltas: Deltas): boolean {

@@ -94,8 +94,10 @@ export class DocumentTable {
     await migrate(this.db, { tables: [this.definition()] });
   }
 
-  async insert(companyId: string, r: DocRow): Promise<void> {
-    await this.db.run(`INSERT INTO ${this.t} (id, company_id, state, data, created_at, updated_at, state_changed_at) VALUES (?, ?, ?, ?, ?, ?, ?)`, [
+  // Writes answer the statement's own promise rather than one of their own: under a unit of work
+  // every promise made pays the async context's hooks.
+  insert(companyId: string, r: DocRow): Promise<unknown> {
+    return this.db.run(`INSERT INTO ${this.t} (id, company_id, state, data, created_at, updated_at, state_changed_at) VALUES (?, ?, ?, ?, ?, ?, ?)`, [
       r.id, companyId, r.state, r.data, r.created_at, r.updated_at, r.state_changed_at,
     ]);
   }
@@ -108,7 +110,7 @@ export class DocumentTable {
    * The row, locked to the end of the current transaction (begun here in a lazy unit of work):
    * another writer of the same document waits, then reads what this one wrote.
    */
-  async getLocked(companyId: string, id: string): Promise<DocRow | undefined> {
+  getLocked(companyId: string, id: string): Promise<DocRow | undefined> {
     const read = () => this.db.get<DocRow>(`${SELECT} ${this.t} WHERE company_id = ? AND id = ? ${this.db.dialect.forUpdate}`, [companyId, id]);
     return this.db.inTransaction() ? read() : this.db.transaction(read);
   }
@@ -127,8 +129,8 @@ export class DocumentTable {
     return row?.id;
   }
 
-  async update(companyId: string, r: DocRow): Promise<void> {
-    await this.db.run(`UPDATE ${this.t} SET state = ?, data = ?, updated_at = ?, state_changed_at = ? WHERE company_id = ? AND id = ?`, [
+  update(companyId: string, r: DocRow): Promise<unknown> {
+    return this.db.run(`UPDATE ${this.t} SET state = ?, data = ?, updated_at = ?, state_changed_at = ? WHERE company_id = ? AND id = ?`, [
       r.state, r.data, r.updated_at, r.state_changed_at, companyId, r.id,
     ]);
   }
