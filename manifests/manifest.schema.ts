@@ -289,6 +289,12 @@ const documentType = {
     /** Effects of creating a document (one created directly in an occupying state occupies its bed). */
     createEffects: effects,
     /**
+     * Effects of deleting a document, undoing what its creation and transitions did to related
+     * documents (a batch deleted takes its quantity out of the product's stock). `doc` and
+     * `before` are the document as it was.
+     */
+    deleteEffects: effects,
+    /**
      * A naming series: `field` (read-only) gets `format` with its number, gap-free per company,
      * type and period (`{YYYY}`, `{YY}`, `{MM}` from `date`, a date field, or today), `{#####}`
      * the number padded to as many digits; at create, or at the transition `on`.

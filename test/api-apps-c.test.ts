@@ -153,6 +153,13 @@ describe('restaurant', () => {
     await ok(api.post(`/api/v1/restaurant-orders/${o.id}/cancel`, { reason: 'Guests left' }));
     expect((await ok(api.get(`/api/v1/restaurant-tables/${six.id}`))).state).toBe('free');
 
+    // A bill opened on the wrong table and deleted frees it; a takeaway bill deleted touches no table.
+    const wrong = await created(api.post('/api/v1/restaurant-orders', { orderType: 'dine_in', tableId: six.id, covers: 2 }));
+    expect((await ok(api.get(`/api/v1/restaurant-tables/${six.id}`))).state).toBe('occupied');
+    expect((await api.delete(`/api/v1/restaurant-orders/${wrong.id}`)).statusCode).toBe(200);
+    expect(await ok(api.get(`/api/v1/restaurant-tables/${six.id}`))).toMatchObject({ state: 'free', covers: 0 });
+    expect((await api.delete(`/api/v1/restaurant-orders/${(await created(api.post('/api/v1/restaurant-orders', { orderType: 'takeaway' }))).id}`)).statusCode).toBe(200);
+
     const ticket = await created(api.post('/api/v1/kitchen-tickets', { orderId: o.id, station: 'grill' }));
     expect(ticket.lineCount).toBe(0);
     const t2 = await created(api.post('/api/v1/restaurant-orders', { orderType: 'takeaway' }));

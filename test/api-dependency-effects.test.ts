@@ -129,6 +129,15 @@ describe('pharmacy: batches and dispensings keep the product\'s stock', () => {
     expect(await stock(amoxicillin)).toBe(10);
   });
 
+  it('a batch received by mistake and deleted takes its 15 out of stock again; a disposed batch is kept, locked', async () => {
+    const l102 = (await created(api.post('/api/v1/medicine-batches', { productId: amoxicillin, lotNumber: 'L-102', expiryDate: '2027-12-31', receivedOn: '2026-03-05', quantityOnHand: 15 }))).id;
+    expect(await stock(amoxicillin)).toBe(25);
+    expect((await api.delete(`/api/v1/medicine-batches/${l102}`)).statusCode).toBe(200);
+    expect(await stock(amoxicillin)).toBe(10);
+    expect(expectError(await api.delete(`/api/v1/medicine-batches/${l100}`), 409, 'CONFLICT').details[0]).toMatchObject({ reason: 'locked', state: 'disposed' });
+    expect(await stock(amoxicillin)).toBe(10);
+  });
+
   it('a Viewer, who may not dispense, moves no stock', async () => {
     const batch = (await created(api.post('/api/v1/medicine-batches', { productId: amoxicillin, lotNumber: 'L-102', expiryDate: '2027-12-31', quantityOnHand: 12 }))).id;
     expect(await stock(amoxicillin)).toBe(22);

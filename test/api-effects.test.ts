@@ -130,6 +130,29 @@ describe('effects, naming series and unique fields', () => {
       expect(await events('hospital.admission.discharged')).toBe(eventsBefore);
     });
 
+    it('an admission deleted (entered by mistake) releases its bed; a discharged one cannot be deleted', async () => {
+      const b60 = await bed('60');
+      const a = await created(admit(b60));
+      expect((await api.delete(`/api/v1/admissions/${a.id}`)).statusCode).toBe(200);
+      expect((await doc(`/api/v1/hospital-beds/${b60}`)).state).toBe('cleaning');
+      await ok(api.post(`/api/v1/hospital-beds/${b60}/ready`));
+      const again = await created(admit(b60));
+      await ok(api.post(`/api/v1/admissions/${again.id}/discharge`, { dischargeType: 'home', dischargedOn: '2026-03-20' }));
+      expect(expectError(await api.delete(`/api/v1/admissions/${again.id}`), 409, 'CONFLICT').details[0]).toMatchObject({ reason: 'locked', state: 'discharged' });
+    });
+
+    it('a delete whose bed cannot be released is refused whole: the admission, its audit trail and the bed stay as they were', async () => {
+      const b61 = await bed('61');
+      const a = await created(admit(b61));
+      await ok(api.post(`/api/v1/hospital-beds/${b61}/release`));
+      const deletes = await audits('admissions', 'delete');
+      const e = expectError(await api.delete(`/api/v1/admissions/${a.id}`), 409, 'CONFLICT');
+      expect(e.details[0]).toMatchObject({ effect: 0, effectOn: 'bedId', reason: 'transition', transition: 'release', state: 'cleaning' });
+      expect((await doc(`/api/v1/admissions/${a.id}`)).state).toBe('admitted');
+      expect(await audits('admissions', 'delete')).toBe(deletes);
+      expect((await doc(`/api/v1/hospital-beds/${b61}`)).state).toBe('cleaning');
+    });
+
     it('two admissions to one bed at once: one is admitted, the other refused', async () => {
       const b50 = await bed('50');
       const answers = await Promise.all([admit(b50), admit(b50), admit(b50)]);
@@ -201,6 +224,22 @@ describe('effects, naming series and unique fields', () => {
       expect(await doc(`/api/v1/cheque-books/${b.id}`)).toMatchObject({ leavesUsed: 2, leavesRemaining: 0 });
       expect(await events('cheques.book.exhausted')).toBe(exhausted + 1);
       expectError(await issue(b.id, '000003'), 400, 'VALIDATION_ERROR');
+    });
+
+    it('a cheque deleted before it is printed gives its leaf back; a printed one is locked: voided, never deleted or edited', async () => {
+      const b = await book();
+      const typo = await created(issue(b.id, '000101'));
+      const kept = await created(issue(b.id, '000102'));
+      expect(await doc(`/api/v1/cheque-books/${b.id}`)).toMatchObject({ leavesUsed: 2, leavesRemaining: 23 });
+      expect((await api.delete(`/api/v1/issued-cheques/${typo.id}`)).statusCode).toBe(200);
+      expect(await doc(`/api/v1/cheque-books/${b.id}`)).toMatchObject({ leavesUsed: 1, leavesRemaining: 24 });
+      // The number is free again: the cheque is written anew on the same leaf.
+      await created(issue(b.id, '000101'));
+      await ok(api.post(`/api/v1/issued-cheques/${kept.id}/print`));
+      expect(expectError(await api.delete(`/api/v1/issued-cheques/${kept.id}`), 409, 'CONFLICT').details[0]).toMatchObject({ reason: 'locked', state: 'printed' });
+      expectError(await api.patch(`/api/v1/issued-cheques/${kept.id}`, { amount: 9_999 }), 409, 'CONFLICT');
+      expect((await ok(api.post(`/api/v1/issued-cheques/${kept.id}/void`))).state).toBe('voided');
+      expect(await doc(`/api/v1/cheque-books/${b.id}`)).toMatchObject({ leavesUsed: 2, leavesRemaining: 23 });
     });
 
     it('concurrent cheques: the same number twice at once is issued once; ten different ones use exactly ten leaves', async () => {

@@ -852,6 +852,8 @@ export class DocType {
       this.checkLocks(previous, undefined, caller);
       await this.hook('beforeDelete', caller, previous);
       await this.write(w, 'delete', null, previous, caller);
+      // What its creation and transitions did to related documents is undone in the same unit of work.
+      await this.runEffects(this.effects?.delete, caller, previous, {}, previous.state ?? '', undefined, previous);
       await this.hook('afterDelete', caller, previous);
       return previous;
     });

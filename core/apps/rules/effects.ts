@@ -50,6 +50,7 @@ export interface CompiledEffect {
 
 export interface CompiledEffects {
   create: CompiledEffect[];
+  delete: CompiledEffect[];
   transitions: Map<string, CompiledEffect[]>;
 }
 
@@ -61,12 +62,12 @@ export interface EffectTypes {
   dependency(app: string): 'known' | 'unknown' | false;
 }
 
-export const hasEffects = (dt: DocumentTypeDecl): boolean => !!dt.createEffects?.length || (dt.transitions ?? []).some((t) => t.effects?.length);
+export const hasEffects = (dt: DocumentTypeDecl): boolean => !!dt.createEffects?.length || !!dt.deleteEffects?.length || (dt.transitions ?? []).some((t) => t.effects?.length);
 
 /** Does any effect of the type act on a dependency's type (typed only once it is installed)? */
 export function actsOnDependency(dt: DocumentTypeDecl): boolean {
   const refs = new Map(dt.fields.flatMap((f) => [f, ...(f.fields ?? [])]).filter((f) => f.type === 'reference').map((f) => [f.name, f.to ?? '']));
-  const all = [...(dt.createEffects ?? []), ...(dt.transitions ?? []).flatMap((t) => t.effects ?? [])];
+  const all = [...(dt.createEffects ?? []), ...(dt.deleteEffects ?? []), ...(dt.transitions ?? []).flatMap((t) => t.effects ?? [])];
   return all.some((e) => (e.create ?? refs.get(e.target ?? '') ?? '').includes('/'));
 }
 
@@ -217,8 +218,9 @@ function buildList(
 export function buildEffects(dt: DocumentTypeDecl, at: string, types: EffectTypes): { problems: RuleProblem[]; effects?: CompiledEffects } {
   const problems: RuleProblem[] = [];
   const add = (p: RuleProblem) => problems.push(p);
-  const effects: CompiledEffects = { create: [], transitions: new Map() };
+  const effects: CompiledEffects = { create: [], delete: [], transitions: new Map() };
   if (dt.createEffects) effects.create = buildList(dt.createEffects, `${at}/createEffects`, dt, undefined, types, add);
+  if (dt.deleteEffects) effects.delete = buildList(dt.deleteEffects, `${at}/deleteEffects`, dt, undefined, types, add);
   dt.createEffects?.forEach((e, i) => {
     if (e.create === dt.name) add({ pointer: `${at}/createEffects/${i}/create`, rule: 'effectLoop', message: `creating a ${dt.name} would create another, without end` });
   });
