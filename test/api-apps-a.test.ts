@@ -404,7 +404,7 @@ describe('discuss', () => {
 });
 
 describe('ecommerce', () => {
-  it('3 × 100 less 20 plus 25 shipping is 305 + 45.75 VAT = 350.75; a card order cancelled refunds at most its total; shipping needs tracking', async () => {
+  it('3 × 100 less 20 plus 25 shipping is 305 + 45.75 VAT = 350.75; a card order cancelled refunds at most its total; shipping needs tracking and takes the goods out of stock', async () => {
     const p = await created(api.post('/api/v1/products', { name: 'Dates gift box', sku: 'DGB-1', kind: 'goods', price: 100, cost: 62.5, vatRate: 15, active: true, publishedOnline: true }));
     expect(p).toMatchObject({ priceWithVat: 115, margin: 37.5, marginPercent: 37.5 });
     await invalid(api.post('/api/v1/products', { name: 'Draft', sku: 'D-1', kind: 'goods', price: 10, active: false, publishedOnline: true }), '/publishedOnline');
@@ -424,6 +424,19 @@ describe('ecommerce', () => {
     await conflict(api.patch(`/api/v1/online-orders/${cod.id}`, { discount: 0 }), 'locked');
     await invalid(api.post(`/api/v1/online-orders/${cod.id}/ship`, { carrier: 'SMSA' }), '/trackingNumber');
     expect(await ok(api.post(`/api/v1/online-orders/${cod.id}/ship`, { carrier: 'SMSA', trackingNumber: '290012345678' }))).toMatchObject({ state: 'shipped', carrier: 'SMSA', trackingNumber: '290012345678' });
+
+    // Shipping takes the goods out of stock: 12 boxes kept, 5 shipped leave 7; shipping 8 more is refused whole, naming the line.
+    const kept = await created(api.post('/api/v1/products', { name: 'Saffron 10 g', sku: 'SAF-10', kind: 'goods', price: 45, active: true, stockQuantity: 12 }));
+    const stocked = await created(api.post('/api/v1/online-orders', { ...body, lines: [{ productId: kept.id, quantity: 5, unitPrice: 45 }, { productId: p.id, quantity: 1, unitPrice: 100 }] }));
+    await ok(api.post(`/api/v1/online-orders/${stocked.id}/confirm`));
+    await ok(api.post(`/api/v1/online-orders/${stocked.id}/ship`, { carrier: 'Aramex', trackingNumber: '4471002' }));
+    expect((await ok(api.get(`/api/v1/products/${kept.id}`))).stockQuantity).toBe(7);
+    const eight = await created(api.post('/api/v1/online-orders', { ...body, lines: [{ productId: p.id, quantity: 1, unitPrice: 100 }, { productId: kept.id, quantity: 8, unitPrice: 45 }] }));
+    await ok(api.post(`/api/v1/online-orders/${eight.id}/confirm`));
+    const short = expectError(await api.post(`/api/v1/online-orders/${eight.id}/ship`, { carrier: 'Aramex', trackingNumber: '4471003' }), 400, 'VALIDATION_ERROR');
+    expect(short.details[0]).toMatchObject({ pointer: '/lines/1/quantity', effectLine: 1, message: 'Not enough of this product in stock to ship' });
+    expect((await ok(api.get(`/api/v1/online-orders/${eight.id}`))).state).toBe('confirmed');
+    expect((await ok(api.get(`/api/v1/products/${kept.id}`))).stockQuantity).toBe(7);
 
     const cart = await created(api.post('/api/v1/carts', { customerId, lines: [{ productId: p.id, quantity: 2, unitPrice: 99.99 }] }));
     expect(cart.total).toBe(199.98);
