@@ -437,6 +437,9 @@ describe('ecommerce', () => {
     expect(short.details[0]).toMatchObject({ pointer: '/lines/1/quantity', effectLine: 1, message: 'Not enough of this product in stock to ship' });
     expect((await ok(api.get(`/api/v1/online-orders/${eight.id}`))).state).toBe('confirmed');
     expect((await ok(api.get(`/api/v1/products/${kept.id}`))).stockQuantity).toBe(7);
+    // A product the orders' lines name is not deleted from under them.
+    const named = expectError(await api.delete(`/api/v1/products/${kept.id}`), 409, 'CONFLICT').details;
+    expect(named).toEqual([expect.objectContaining({ reason: 'referenced', resource: 'online-orders', field: 'lines[].productId' })]);
 
     const cart = await created(api.post('/api/v1/carts', { customerId, lines: [{ productId: p.id, quantity: 2, unitPrice: 99.99 }] }));
     expect(cart.total).toBe(199.98);

@@ -153,6 +153,22 @@ describe('effects, naming series and unique fields', () => {
       expect((await doc(`/api/v1/hospital-beds/${b61}`)).state).toBe('cleaning');
     });
 
+    it('a bed an admission names, and a ward with beds, are not deleted from under them; once nothing names them they are', async () => {
+      const b62 = await bed('62');
+      const a = await created(admit(b62));
+      const e = expectError(await api.delete(`/api/v1/hospital-beds/${b62}`), 409, 'CONFLICT');
+      expect(e.details).toEqual([expect.objectContaining({ reason: 'referenced', resource: 'admissions', id: a.id, field: 'bedId' })]);
+      expect(e.message).toContain(`admissions ${a.id} (bedId)`);
+      const ar = expectError(await api.delete(`/api/v1/hospital-beds/${b62}`, { 'accept-language': 'ar' }), 409, 'CONFLICT');
+      expect(ar.message).toContain('احذفها أو غيّرها أولًا');
+      const ward = (await created(api.post('/api/v1/wards', { name: 'Short stay', wardType: 'general' }))).id;
+      const lone = await bed('1', ward);
+      expect(expectError(await api.delete(`/api/v1/wards/${ward}`), 409, 'CONFLICT').details[0]).toMatchObject({ reason: 'referenced', resource: 'hospital-beds', id: lone, field: 'wardId' });
+      expect((await api.delete(`/api/v1/hospital-beds/${lone}`)).statusCode).toBe(200);
+      expect((await api.delete(`/api/v1/wards/${ward}`)).statusCode).toBe(200);
+      expect((await doc(`/api/v1/hospital-beds/${b62}`)).state).toBe('occupied');
+    });
+
     it('two admissions to one bed at once: one is admitted, the other refused', async () => {
       const b50 = await bed('50');
       const answers = await Promise.all([admit(b50), admit(b50), admit(b50)]);

@@ -61,6 +61,8 @@ export interface DocTypeDeps {
   lock(name: string): Promise<void>;
   /** The aggregates of other types of the app over this one (a payroll run's totals over its payslips). */
   aggregatedBy?: AggregatedBy[];
+  /** The reference fields of the loaded apps' types (or of their lines) that can name a document of this type. */
+  referencedBy?(): { dt: DocType; field: string; lines?: string }[];
 }
 
 type Fields = readonly (FieldDecl | NonNullable<FieldDecl['fields']>[number])[];
@@ -851,12 +853,28 @@ export class DocType {
       const { doc: previous } = await this.mustGet(caller.company.id, id);
       this.checkLocks(previous, undefined, caller);
       await this.hook('beforeDelete', caller, previous);
+      await this.refuseIfReferenced(caller, id);
       await this.write(w, 'delete', null, previous, caller);
       // What its creation and transitions did to related documents is undone in the same unit of work.
       await this.runEffects(this.effects?.delete, caller, previous, {}, previous.state ?? '', undefined, previous);
       await this.hook('afterDelete', caller, previous);
       return previous;
     });
+  }
+
+  /**
+   * A document other documents name is not deleted from under them (Frappe's "linked with"):
+   * CONFLICT naming one referrer of each kind, so that those are deleted or changed first.
+   */
+  private async refuseIfReferenced(caller: Caller, id: string): Promise<void> {
+    const details: Record<string, unknown>[] = [];
+    for (const r of this.deps.referencedBy?.() ?? []) {
+      const other = await r.dt.deps.table.findReferencing(caller.company.id, r.field, id, r.lines, r.dt === this ? id : '');
+      if (other) details.push({ reason: 'referenced', resource: r.dt.resource, id: other, field: r.lines ? `${r.lines}[].${r.field}` : r.field });
+    }
+    if (!details.length) return;
+    const which = details.map((d) => `${d.resource} ${d.id} (${d.field})`).join(', ');
+    throw new DiwanError('CONFLICT', details, { reason: this.deps.tr.t(caller.lang, 'reason.referenced', { label: this.decl.label[caller.lang], which }) });
   }
 
   /** Drops a company's documents of this type (purge after uninstall). */

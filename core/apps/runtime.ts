@@ -208,6 +208,7 @@ export class AppRuntime {
         sequence: (companyId, key) => storage.sequences.next(companyId, sequenceKey(m.id, key)),
         lock: (name) => storage.locks.hold(name),
         aggregatedBy: aggregatedBy(m.documentTypes ?? [], decl),
+        referencedBy: () => this.referencesTo(m.id, decl.name),
       });
       app.docTypes.set(decl.name, dt);
     }
@@ -274,6 +275,21 @@ export class AppRuntime {
     for (const key of this.payloadChecks.keys()) if (key.startsWith(`${appId}:`)) this.payloadChecks.delete(key);
     this.apps.delete(appId);
     this.changed(appId);
+  }
+
+  /** Every reference field of the loaded apps' types, or of their lines, that names `appId`'s type `name` (asked at a delete: not kept, as apps come and go). */
+  private referencesTo(appId: string, name: string): { dt: DocType; field: string; lines?: string }[] {
+    const out: { dt: DocType; field: string; lines?: string }[] = [];
+    for (const app of this.apps.values()) {
+      const names = (to: string | undefined) => to === `${appId}/${name}` || (app.manifest.id === appId && to === name);
+      for (const dt of app.docTypes.values()) {
+        for (const f of dt.decl.fields) {
+          if (f.type === 'reference' && names(f.to)) out.push({ dt, field: f.name });
+          for (const lf of f.type === 'lines' ? (f.fields ?? []) : []) if (lf.type === 'reference' && names(lf.to)) out.push({ dt, field: lf.name, lines: f.name });
+        }
+      }
+    }
+    return out;
   }
 
   private resolveDocType(app: LoadedApp, ref: string): DocType {

@@ -19,6 +19,8 @@ export interface Dialect {
    * right. A value of another JSON type reads as NULL where the database would otherwise fail.
    */
   jsonField(column: string, field: string, kind: JsonKind): string;
+  /** True when an element of the JSON array `lines` of a JSON text column has text `field` equal to the one parameter. */
+  jsonLinesHave(column: string, lines: string, field: string): string;
   /** An index hint where the planner needs one (empty where it plans well without). */
   indexHint(index: string): string;
   /** The smaller of two values. */
@@ -134,6 +136,8 @@ export const sqliteDialect: Dialect = {
   stored: (n) => n,
   ...sqliteDdl,
   jsonField: (column, field) => `json_extract(${ident(column)}, '$.${safeField(field)}')`,
+  jsonLinesHave: (column, lines, field) =>
+    `EXISTS (SELECT 1 FROM json_each(${ident(column)}, '$.${safeField(lines)}') WHERE json_extract(value, '$.${safeField(field)}') = ?)`,
   indexHint: (index) => `INDEXED BY ${ident(index)}`,
   least: (a, b) => `min(${a}, ${b})`,
   skipLocked: '',
@@ -179,6 +183,10 @@ export const postgresDialect: Dialect = {
     // A boolean expression: PostgreSQL reads a bound '1'/'0' and 'true'/'false' as booleans alike.
     if (kind === 'boolean') return `(CASE jsonb_typeof(${doc} -> ${f}) WHEN 'boolean' THEN (${doc} ->> ${f})::boolean END)`;
     return `((${doc} ->> ${f}) COLLATE "C")`;
+  },
+  jsonLinesHave(column, lines, field) {
+    const arr = `((${ident(column)}::jsonb) -> '${safeField(lines)}')`;
+    return `EXISTS (SELECT 1 FROM jsonb_array_elements(CASE jsonb_typeof(${arr}) WHEN 'array' THEN ${arr} ELSE '[]'::jsonb END) e WHERE (e ->> '${safeField(field)}') = ?)`;
   },
   indexHint: () => '',
   least: (a, b) => `LEAST(${a}, ${b})`,

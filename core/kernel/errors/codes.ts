@@ -66,7 +66,7 @@ export const errorCodes = {
   },
   CONFLICT: {
     status: 409,
-    description: 'The request conflicts with the current state: a duplicate, a transition not allowed from this state or whose guard does not hold (`reason: guard`), a document or field locked in its state (`reason: locked`), an idempotency key reused with another body.',
+    description: 'The request conflicts with the current state: a duplicate, a transition not allowed from this state or whose guard does not hold (`reason: guard`), a document or field locked in its state (`reason: locked`), a delete of a document other documents still name (`reason: referenced`, one per kind of referrer), an idempotency key reused with another body.',
     en: 'The request conflicts with the current state: {{reason}}',
     ar: 'يتعارض الطلب مع الحالة الحالية: {{reason}}',
   },

@@ -50,6 +50,7 @@ const en: Table = {
   // A child's write that would move the totals of the document it counts in (core/apps/rules/aggregates.ts).
   'reason.parentLocked': 'the {{parent}} {{id}} is "{{state}}": the totals it keeps cannot change',
   'reason.parentRule': 'the {{parent}} {{id}} would break its rules: {{problems}}',
+  'reason.referenced': 'this {{label}} is named by other documents: {{which}}; delete or change those first',
   // Requests that cannot be read (core/http/json-body.ts, core/http/client-errors.ts).
   'reason.jsonTooDeep': 'the JSON is nested deeper than {{limit}} levels',
   'reason.missingHost': 'the Host header is missing',
@@ -127,6 +128,7 @@ const ar: Table = {
   'reason.effect': 'تعذّر الأثر {{effect}} ({{what}}): {{reason}}',
   'reason.parentLocked': 'المستند {{parent}} {{id}} في الحالة "{{state}}": لا تتغيّر المجاميع التي يحفظها',
   'reason.parentRule': 'سيخالف المستند {{parent}} {{id}} قواعده: {{problems}}',
+  'reason.referenced': 'مستندات أخرى تشير إلى هذا المستند ({{label}}): {{which}}؛ احذفها أو غيّرها أولًا',
   'reason.jsonTooDeep': 'تتداخل بنية JSON لأكثر من {{limit}} مستوى',
   'reason.missingHost': 'الترويسة Host مفقودة',
   'reason.contentLengthAndTransferEncoding': 'لا يجوز إرسال Content-Length وTransfer-Encoding معًا',

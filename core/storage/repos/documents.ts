@@ -94,6 +94,16 @@ export class DocumentTable {
     await migrate(this.db, { tables: [this.definition()] });
   }
 
+  /**
+   * The id of a company's document, other than `exceptId`, whose reference field `field` (of a
+   * line of `lines`, when given) names `id`: what a delete of that document must not orphan.
+   */
+  async findReferencing(companyId: string, field: string, id: string, lines?: string, exceptId = ''): Promise<string | undefined> {
+    const where = lines ? this.db.dialect.jsonLinesHave('data', lines, field) : `${this.field(field)} = ?`;
+    const row = await this.db.get<{ id: string }>(`SELECT id FROM ${this.t} WHERE company_id = ? AND ${where} AND id <> ? LIMIT 1`, [companyId, id, exceptId]);
+    return row?.id;
+  }
+
   // Writes answer the statement's own promise rather than one of their own: under a unit of work
   // every promise made pays the async context's hooks.
   insert(companyId: string, r: DocRow): Promise<unknown> {
