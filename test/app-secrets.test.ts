@@ -68,10 +68,25 @@ describe("apps' sealed secrets", () => {
   it("does not open a sealed value copied into another company's row: it is bound to where it was sealed", async () => {
     const sealed = (await rows()).find((r) => r.company_id === a.id && r.app_id === 'invoicing')!.value;
     await host.storage.appSecrets.set(b.id, 'invoicing', 'stolen', sealed, new Date().toISOString());
+    // Not the app's fault: a CONFLICT naming the secret and what the operator can do, in the caller's language.
     const err = await ctx(b, 'invoicing').secrets.get('stolen').catch((e) => e);
-    expect(err).toBeInstanceOf(SecretBoxError);
-    expect(err.reason).toBe('tampered');
+    expect(err).toMatchObject({ code: 'CONFLICT', details: [{ reason: 'secretUnreadable', app: 'invoicing', secret: 'stolen' }] });
+    expect(err.params.reason).toContain('sealed with a key the host no longer has');
     await ctx(b, 'invoicing').secrets.delete('stolen');
+  });
+
+  it('answers a value sealed with a key the host no longer has (its key file lost) as a named CONFLICT, never a 500', async () => {
+    const lost = new SecretBox([generateKey()]);
+    await host.storage.appSecrets.set(a.id, 'ledger', 'api.token', lost.encrypt('t0k3n', `app-secret:${a.id}:ledger:api.token`), new Date().toISOString());
+    const en = await ctx(a, 'ledger').secrets.get('api.token').catch((e) => e);
+    expect(en).toMatchObject({ code: 'CONFLICT', details: [{ reason: 'secretUnreadable', app: 'ledger', secret: 'api.token' }] });
+    expect(en.params.reason).toContain('restore that key');
+    const arCtx = host.runtime.contextFor('ledger', { company: a, actor: SYSTEM_ACTOR, lang: 'ar', requestId: null });
+    expect((await arCtx.secrets.get('api.token').catch((e) => e)).params.reason).toContain('أعد ذلك المفتاح');
+    // The app may set it again: sealed with the host's key, it opens.
+    await ctx(a, 'ledger').secrets.set('api.token', 't0k3n');
+    expect(await ctx(a, 'ledger').secrets.get('api.token')).toBe('t0k3n');
+    await ctx(a, 'ledger').secrets.delete('api.token');
   });
 
   it('is re-sealed with a new key by a rotation (and at boot by a ring whose first key is new), and then opens with the new key alone', async () => {

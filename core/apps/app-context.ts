@@ -8,6 +8,8 @@ import type { Translator } from '../kernel/i18n/i18n.ts';
 import type { Clock } from '../kernel/clock.ts';
 import type { Logger } from '../kernel/logger.ts';
 import { isoNow } from '../kernel/ids.ts';
+import { SecretBoxError } from '../kernel/secret-box.ts';
+import { DiwanError } from '../kernel/errors/diwan-error.ts';
 import type { PermissionRegistry } from '../identity/permissions.ts';
 import type { Caller, DocType } from './doc-type.ts';
 import type { AppSecrets } from './secrets.ts';
@@ -147,7 +149,13 @@ class BoundContext implements AppContext {
     const { secrets } = this.deps;
     const [companyId, appId] = [this.company.id, this.appId];
     return {
-      get: (name) => secrets.get(companyId, appId, name),
+      // A value the host's keys no longer open (its key file lost or replaced) is the operator's
+      // to mend, not the app's fault: a named CONFLICT rather than APP_ERROR.
+      get: (name) =>
+        secrets.get(companyId, appId, name).catch((err: unknown) => {
+          if (!(err instanceof SecretBoxError) || (err.reason !== 'unknown_key' && err.reason !== 'tampered')) throw err;
+          throw new DiwanError('CONFLICT', [{ reason: 'secretUnreadable', app: appId, secret: name }], { reason: this.deps.tr.t(this.lang, 'reason.secretUnreadable', { app: appId }) });
+        }),
       set: (name, value) => secrets.set(companyId, appId, name, value),
       delete: (name) => secrets.delete(companyId, appId, name),
     };

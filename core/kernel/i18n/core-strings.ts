@@ -51,6 +51,7 @@ const en: Table = {
   'reason.parentLocked': 'the {{parent}} {{id}} is "{{state}}": the totals it keeps cannot change',
   'reason.parentRule': 'the {{parent}} {{id}} would break its rules: {{problems}}',
   'reason.referenced': 'this {{label}} is named by other documents: {{which}}; delete or change those first',
+  'reason.secretUnreadable': 'a secret the app "{{app}}" keeps for this company was sealed with a key the host no longer has (its key file was lost or replaced): restore that key, or set the secret again (for ZATCA, onboard again)',
   // Requests that cannot be read (core/http/json-body.ts, core/http/client-errors.ts).
   'reason.jsonTooDeep': 'the JSON is nested deeper than {{limit}} levels',
   'reason.missingHost': 'the Host header is missing',
@@ -129,6 +130,7 @@ const ar: Table = {
   'reason.parentLocked': 'المستند {{parent}} {{id}} في الحالة "{{state}}": لا تتغيّر المجاميع التي يحفظها',
   'reason.parentRule': 'سيخالف المستند {{parent}} {{id}} قواعده: {{problems}}',
   'reason.referenced': 'مستندات أخرى تشير إلى هذا المستند ({{label}}): {{which}}؛ احذفها أو غيّرها أولًا',
+  'reason.secretUnreadable': 'سرٌّ يحفظه التطبيق "{{app}}" لهذه الشركة مختوم بمفتاح لم يعد لدى المضيف (فُقد ملف المفتاح أو استُبدل): أعد ذلك المفتاح، أو عيّن السر من جديد (في زاتكا: أعد الربط)',
   'reason.jsonTooDeep': 'تتداخل بنية JSON لأكثر من {{limit}} مستوى',
   'reason.missingHost': 'الترويسة Host مفقودة',
   'reason.contentLengthAndTransferEncoding': 'لا يجوز إرسال Content-Length وTransfer-Encoding معًا',
