@@ -28,6 +28,12 @@ export interface DocHandle {
   list(q?: ListQuery): Promise<ListResult>;
   create(data: Record<string, unknown>): Promise<Doc>;
   update(id: string, patch: Record<string, unknown>): Promise<Doc>;
+  /**
+   * Sets fields of one of the app's own documents that no client may send (read-only ones,
+   * never computed ones or aggregates): what the app's code keeps, such as an outside service's
+   * answer. Locks, hooks, rules, the audit entry and events apply as for an update.
+   */
+  set(id: string, fields: Record<string, unknown>): Promise<Doc>;
   /** Runs a transition; `input` is the body it declares (validated as the route's body is). */
   transition(id: string, name: string, input?: Record<string, unknown>): Promise<Doc>;
   remove(id: string): Promise<Doc>;

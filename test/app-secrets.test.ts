@@ -107,6 +107,20 @@ describe("apps' sealed secrets", () => {
     await expect(oldOnly.get(a.id, 'invoicing', 'zatca.key')).rejects.toMatchObject({ reason: 'unknown_key' });
   });
 
+  it('lets an app set read-only fields of its own documents (DocHandle.set), never computed or undeclared ones', async () => {
+    const docs = ctx(a, 'invoicing').docs('invoice');
+    const customerId = (await ctx(a, 'invoicing').docs('customer').create({ name: 'Al Noor Trading' })).id;
+    const inv = await docs.create({ customerId, date: '2026-03-01', dueDate: '2026-03-31', lines: [{ description: 'Consulting', quantity: 2, unitPrice: 500, taxCategory: 'S' }] });
+    // A client may not send it: the update refuses it.
+    await expect(docs.update(inv.id, { zatcaMessages: [] })).rejects.toMatchObject({ code: 'VALIDATION_ERROR' });
+    const set = await docs.set(inv.id, { zatcaMessages: [{ type: 'warning', code: 'W-1', message: 'A note from a service' }] });
+    expect(set).toMatchObject({ zatcaMessages: [{ code: 'W-1' }], total: 1_150 });
+    expect(await docs.get(inv.id)).toMatchObject({ zatcaMessages: [{ code: 'W-1' }] });
+    await expect(docs.set(inv.id, { total: 1 })).rejects.toMatchObject({ code: 'APP_ERROR', details: [{ app: 'invoicing', rule: 'set', fields: ['total'] }] });
+    await expect(docs.set(inv.id, { nope: 1 })).rejects.toMatchObject({ code: 'APP_ERROR', details: [{ fields: ['nope'] }] });
+    expect((await docs.get(inv.id))!.total).toBe(1_150);
+  });
+
   it("stays while the app is uninstalled (its data is kept), and goes when the company purges the app", async () => {
     await ctx(b, 'ledger').secrets.set('token', 'x');
     await host.lifecycle.uninstall(b.id, 'ledger', SYSTEM_ACTOR);

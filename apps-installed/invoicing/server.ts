@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { defineApp, route, fieldError, AppError, fromMinor, minorDigits, toMinor, type AppContext, type Doc } from 'diwan/sdk';
 import { priceLines } from './vat.ts';
 import { TYPE_OF, documentNumber, type DocumentKind } from './e-invoice-kinds.ts';
-import { SUBMIT_JOB, enqueueSubmission, markForZatca, submitToZatca, takeZatcaAnswer } from './submission.ts';
+import { SUBMIT_JOB, ZATCA_ANSWER, enqueueSubmission, markForZatca, submitToZatca } from './submission.ts';
 import { zatcaRoutes } from './zatca-routes.ts';
 import { resubmitRoutes } from './zatca-resubmit.ts';
 
@@ -91,8 +91,7 @@ function noteHooks(series: string, kind: DocumentKind) {
     },
     beforeUpdate(doc: Record<string, unknown>, previous: Doc) {
       // An issued note never changes (its fields are locked, what it computed is kept): only ZATCA's answer is written on it.
-      for (const [k, v] of Object.entries(previous)) if (!['id', 'state', 'createdAt', 'updatedAt'].includes(k)) doc[k] = v;
-      takeZatcaAnswer(doc, previous);
+      for (const [k, v] of Object.entries(previous)) if (!['id', 'state', 'createdAt', 'updatedAt', ...ZATCA_ANSWER].includes(k)) doc[k] = v;
     },
     beforeDelete(doc: Doc, ctx: AppContext) {
       throw new AppError('CONFLICT', [{ reason: 'locked', state: doc.state }], { reason: ctx.t('noteLocked', { state: doc.state }) });
@@ -174,7 +173,6 @@ export default defineApp({
         doc.amountPaid = await sumFor(ctx, 'payment', previous.id, 'amount');
         doc.creditedTotal = await sumFor(ctx, 'creditNote', previous.id, 'total');
         doc.debitedTotal = await sumFor(ctx, 'debitNote', previous.id, 'total');
-        takeZatcaAnswer(doc, previous);
       },
       async afterTransition(doc, transition, ctx) {
         if (transition !== 'send') return;

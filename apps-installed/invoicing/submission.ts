@@ -9,7 +9,6 @@
 // its Retry-After, no answer in time) and a refused CSID (401: the next attempt reads the
 // account again, so onboarding anew lets it through) are thrown, and the job walks the host's
 // ladder. A resubmission after a lost answer is safe: ZATCA answers a duplicate as accepted.
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { RetryLater, type AppContext, type Doc, type JobContext } from 'diwan/sdk';
 import { modeOf, submit, type SubmissionResult, type ZatcaMessage } from './zatca/submit.ts';
 import { zatcaAccount } from './zatca-account.ts';
@@ -31,14 +30,8 @@ export async function enqueueSubmission(ctx: AppContext, doc: Doc, kind: Documen
   if (doc.zatcaStatus === 'pending') await ctx.jobs.enqueue(SUBMIT_JOB, { kind, id: doc.id }, { key: `zatca:${doc.id}` });
 }
 
-/** ZATCA's answer while the job writes it, for the document's beforeUpdate hook (the fields are read-only: only a hook sets them). */
-const answering = new AsyncLocalStorage<{ id: string; fields: Record<string, unknown> }>();
-
-/** In beforeUpdate: when this update is the submission job's, ZATCA's answer goes on the document. */
-export function takeZatcaAnswer(doc: Record<string, unknown>, previous: Doc): void {
-  const a = answering.getStore();
-  if (a?.id === previous.id) Object.assign(doc, a.fields);
-}
+/** What ZATCA answers is kept on the document (read-only: the job sets it, no client). */
+export const ZATCA_ANSWER = ['zatcaStatus', 'zatcaMessages', 'clearedXml'];
 
 // Within the fields' bounds (a longer answer would fail every attempt to write it).
 const cut = (text: string, max: number) => (text.length > max ? `${text.slice(0, max - 1)}…` : text);
@@ -72,9 +65,7 @@ export async function submitToZatca(payload: { kind: DocumentKind; id: string },
   if (result.outcome === 'clearance_off') result = await submit('reporting', sent, opts);
   const { zatcaStatus, messages, clearedXml } = settled(result);
   const fields = { zatcaStatus, ...(messages.length ? { zatcaMessages: messages.slice(0, 100) } : {}), ...(clearedXml !== undefined ? { clearedXml } : {}) };
-  // An update naming a field as it is: the document's hooks keep what was issued and take the answer.
-  const same = payload.kind === 'invoice' ? { customerId: doc.customerId } : { reason: doc.reason };
-  await answering.run({ id: doc.id, fields }, () => docs.update(doc.id, same));
+  await docs.set(doc.id, fields);
   await ctx.events.emit(`invoice.zatca.${zatcaStatus}`, {
     documentType: type, id: doc.id, number: documentNumber(payload.kind, doc.number), uuid: doc.uuid, kind: doc.kind, mode: result.mode, zatcaStatus, messages,
   });

@@ -43,13 +43,15 @@ export interface ContextDeps {
 /** A counter's key in storage: the app's id first, so one app cannot reach another's counters. */
 export const sequenceKey = (appId: string, key: string): string => `${appId}/${key}`;
 
-export function docHandle(dt: DocType, caller: Caller): DocHandle {
+/** `appId`: the app whose code holds the handle (it may `set` only its own types' fields). */
+export function docHandle(dt: DocType, caller: Caller, appId: string): DocHandle {
   const companyId = caller.company.id;
   return {
     get: (id) => dt.get(companyId, id),
     list: (q) => dt.list(companyId, q),
     create: (data) => dt.create(caller, data),
     update: (id, patch) => dt.update(caller, id, patch),
+    set: (id, fields) => dt.setKept(caller, id, fields, appId),
     transition: (id, name, input) => dt.transition(caller, id, name, input),
     remove: (id) => dt.remove(caller, id),
   };
@@ -111,7 +113,7 @@ class BoundContext implements AppContext {
   }
 
   docs(type: string): DocHandle {
-    return docHandle(this.deps.docType(type), this.caller);
+    return docHandle(this.deps.docType(type), this.caller, this.appId);
   }
 
   get audit(): AppContext['audit'] {

@@ -798,6 +798,23 @@ export class DocType {
     });
   }
 
+  /**
+   * `DocHandle.set`: the owning app's code sets fields no client may send (read-only, not computed
+   * nor aggregates), through an update's locks, hooks, rules, audit entry and events. Another
+   * app, or a field it may not set, is the calling app's fault (APP_ERROR).
+   */
+  async setKept(caller: Caller, id: string, fields: Record<string, unknown>, appId: string): Promise<Doc> {
+    const wrong = Object.keys(fields).filter((k) => {
+      const f = this.decl.fields.find((x) => x.name === k);
+      return !f || f.compute !== undefined || !!f.aggregate;
+    });
+    if (appId !== this.appId || wrong.length) {
+      const reason = appId !== this.appId ? `${this.resource} belongs to ${this.appId}: an app sets only its own documents' fields` : `${wrong.join(', ')}: not fields of ${this.decl.name} an app may set (computed fields and aggregates follow their rules)`;
+      throw new DiwanError('APP_ERROR', [{ app: appId, rule: 'set', resource: this.resource, fields: wrong }], { app: appId, reason });
+    }
+    return this.setFields(caller, id, () => fields);
+  }
+
   /** Read-only fields an update leaves out keep their values (a series' name, what effects set); hooks and rules may still recompute them. */
   private keepReadOnly(merged: Record<string, unknown>, previous: Doc): void {
     for (const f of this.decl.fields) {
