@@ -21,7 +21,7 @@ const typeOf = (name: string) => types.find((t) => t.dt.name === name)!;
 
 /** The same rules with cel-js's own programs. */
 function interpreted(r: CompiledRules): CompiledRules {
-  const i = (p: ParseResult) => (p as Compiled).interpreted ?? p;
+  const i = (p: ParseResult) => (p as Compiled).interpreted;
   return {
     ...r,
     lineComputed: r.lineComputed.map((l) => ({ ...l, computed: l.computed.map((c) => ({ ...c, program: i(c.program) })) })),

@@ -1,10 +1,12 @@
-// Checked CEL programs turned into trees of JavaScript closures, once per manifest version.
+// Checked CEL programs turned into trees of JavaScript closures, once per manifest version (on
+// first use).
 // cel-js walks the syntax tree at every evaluation, looking up each variable in a context chain
 // and each field's type; after the type check most of that is known, so here it is bound once:
 // the variable's slot, the field's class, the overload's handler (cel-js's own, called as cel-js
 // calls it, so overflow, division by zero, no_such_key and the other errors are its own). Each
 // node evaluates as cel-js's evaluator does, in the same order, with the same errors; a program
-// with a node this does not know (a macro run by its own evaluator, `cel.bind`) stays cel-js's.
+// with a node this does not know (a macro run by its own evaluator: `cel.bind`, `orValue`, `or`)
+// stays cel-js's.
 import type { Environment, ParseResult } from '@marcbachmann/cel-js';
 import { catchEvaluator } from './environment.ts';
 
@@ -38,8 +40,8 @@ interface Node {
 
 type Closure = (a: Record<string, unknown>) => unknown;
 
-/** A compiled program: callable like cel-js's, with its tree, and cel-js's own program beside it. */
-export type Compiled = ParseResult & { interpreted?: ParseResult; source?: string };
+/** A compiled program: callable like cel-js's, with its tree, cel-js's own program beside it, and whether closures run it (compiled then if not yet). */
+export type Compiled = ParseResult & { interpreted: ParseResult; covered(): boolean; source?: string };
 
 class Unsupported extends Error {}
 
@@ -50,7 +52,8 @@ interface Scope {
   accu?: number;
 }
 
-const IS_LIST = (v: unknown) => Array.isArray(v);
+/** cel-js takes an Array or a Set as a list; a plain Array (what values.ts builds) is the fast case. */
+const IS_LIST = (v: unknown) => v !== null && v !== undefined && (v as object).constructor === Array;
 
 /** A fast test that a value is of a checked type, where it is one cel-js's matcher says the same for; undefined otherwise. */
 function fastMatch(type: CelType, ev: Evaluator): ((v: unknown) => boolean) | undefined {
@@ -70,7 +73,6 @@ function fastMatch(type: CelType, ev: Evaluator): ((v: unknown) => boolean) | un
       return (v) => v !== null && v !== undefined && (v as object).constructor === ctor;
     }
   }
-  // A list: cel-js takes an Array or a Set; the Array (what values.ts builds) is the fast case.
   if (type.kind === 'list') return IS_LIST;
   return undefined;
 }
@@ -80,27 +82,34 @@ function fastMatch(type: CelType, ev: Evaluator): ((v: unknown) => boolean) | un
  * that checked it (its evaluator is the one cel-js's handlers are called with).
  */
 export function compileProgram(env: Environment, program: ParseResult & { source?: string }): Compiled {
-  const ev = catchEvaluator(env) as Evaluator | undefined;
-  const root = program.ast as unknown as Node;
-  if (!ev || !root.checkedType) return program;
-  let fn: Closure;
-  const slots: unknown[] = [];
-  try {
-    fn = compileNode(root, { vars: new Map() }, ev, slots);
-  } catch (e) {
-    if (e instanceof Unsupported) return program;
-    throw e;
-  }
+  // Compiled on the first evaluation: a manifest checked at install or boot is not run then.
+  let fn: Closure | null | undefined;
+  const build = () => (fn === undefined ? (fn = closures(env, program) ?? null) : fn);
   const compiled = ((a?: unknown) => {
     // What cel-js's root context takes besides a plain object (a Map, nothing, a wrong value), it does itself.
     if (typeof a !== 'object' || a === null || a instanceof Map) return program(a as never);
-    return fn(a as Record<string, unknown>);
+    const f = fn ?? build();
+    return f ? f(a as Record<string, unknown>) : program(a as never);
   }) as Compiled;
   compiled.ast = program.ast;
   compiled.check = program.check;
   compiled.interpreted = program;
+  compiled.covered = () => build() !== null;
   if (program.source !== undefined) compiled.source = program.source;
   return compiled;
+}
+
+/** The closures of a checked program, or undefined when a node is not covered (or the environment's evaluator is not known). */
+function closures(env: Environment, program: ParseResult): Closure | undefined {
+  const ev = catchEvaluator(env) as Evaluator | undefined;
+  const root = program.ast as unknown as Node;
+  if (!ev || !root.checkedType) return undefined;
+  try {
+    return compileNode(root, { vars: new Map() }, ev, []);
+  } catch {
+    // Unsupported (or anything unforeseen in a tree): cel-js runs it, as it did before.
+    return undefined;
+  }
 }
 
 function compileNode(node: Node, scope: Scope, ev: Evaluator, slots: unknown[]): Closure {
