@@ -125,7 +125,7 @@ function compileNode(node: Node, scope: Scope, ev: Evaluator, slots: unknown[]):
     case 'id':
       return variable(n, scope, ev, slots);
     case '.':
-      return fieldRead(n, sub(n.args[0]), ev);
+      return fieldRead(n, sub(n.args[0]), ev, scope, slots);
     case '.?': {
       const left = sub(n.args[0]);
       const key = n.right;
@@ -147,11 +147,13 @@ function compileNode(node: Node, scope: Scope, ev: Evaluator, slots: unknown[]):
     case 'in': {
       // Left, then right, then the overload cel-js bound at the check (or its run-time lookup).
       const left = sub(n.args[0]);
-      const right = n.op === 'in' ? constantList(n.args[1]) ?? sub(n.args[1]) : sub(n.args[1]);
-      return (a) => {
+      const list = n.op === 'in' ? constantList(n.args[1]) : undefined;
+      if (list) return membership(n, left, list, ev);
+      const right = sub(n.args[1]);
+      return primitive(n, left, right, ev) ?? ((a) => {
         const l = left(a);
         return handle(l, right(a), n, ev);
-      };
+      });
     }
     case '!_':
     case '-_': {
@@ -230,15 +232,40 @@ function variable(n: Node, scope: Scope, ev: Evaluator, slots: unknown[]): Closu
   };
 }
 
-/** `x.f`: on a value of the declared class with a value of the field's type, read directly; anything else as cel-js reads it. */
-function fieldRead(n: Node, left: Closure, ev: Evaluator): Closure {
+/**
+ * `x.f`: on a value of the declared class with a value of the field's type, read directly; anything
+ * else as cel-js reads it. `doc.f` and a comprehension's `l.f` read their object themselves.
+ */
+function fieldRead(n: Node, left: Closure, ev: Evaluator, scope: Scope, slots: unknown[]): Closure {
   const key = n.args[1] as string;
   const handle = n.handle!;
-  const leftType = (n.args[0] as Node).checkedType!;
+  const of = n.args[0] as Node;
+  const leftType = of.checkedType!;
   const fieldType = leftType.kind === 'message' ? ev.objectTypes.get(leftType.name)?.fields?.[key] : undefined;
   const isOwner = leftType.kind === 'message' ? fastMatch(leftType, ev) : undefined;
   const isValue = fieldType ? fastMatch(fieldType, ev) : undefined;
   if (!isOwner || !isValue) return (a) => handle(left(a), key, n, ev);
+  // The object a variable holds: when it is of its class, the variable's closure would answer it as it is.
+  const id = of.meta.alternate ? undefined : of.op === 'id' ? (of.args as string) : undefined;
+  const slot = id === undefined ? undefined : scope.vars.get(id);
+  if (slot !== undefined)
+    return (a) => {
+      const o = slots[slot];
+      if (isOwner(o)) {
+        const v = (o as Record<string, unknown>)[key];
+        if (isValue(v)) return v;
+      }
+      return handle(left(a), key, n, ev);
+    };
+  if (id !== undefined)
+    return (a) => {
+      const o = a[id];
+      if (isOwner(o)) {
+        const v = (o as Record<string, unknown>)[key];
+        if (isValue(v)) return v;
+      }
+      return handle(left(a), key, n, ev);
+    };
   return (a) => {
     const o = left(a);
     if (isOwner(o)) {
@@ -246,6 +273,71 @@ function fieldRead(n: Node, left: Closure, ev: Evaluator): Closure {
       if (isValue(v)) return v;
     }
     return handle(o, key, n, ev);
+  };
+}
+
+const MAX_INT = 9223372036854775807n;
+const MIN_INT = -9223372036854775808n;
+const TAGS: Record<string, string> = { int: 'bigint', double: 'number', string: 'string', bool: 'boolean' };
+
+/**
+ * An operator on two operands of one primitive type, inline: cel-js's overloads for them are
+ * these very operators (ints checked for overflow). Operands of another type at run time, or an
+ * overflow, go to cel-js's overload, which answers or throws as it does.
+ */
+function primitive(n: Node, left: Closure, right: Closure, ev: Evaluator): Closure | undefined {
+  const lt = (n.args[0] as Node).checkedType!;
+  const rt = (n.args[1] as Node).checkedType!;
+  const tag = lt.name === rt.name ? TAGS[lt.name] : undefined;
+  if (!tag) return undefined;
+  const handle = n.handle!;
+  type P = string & number & bigint;
+  const op = (f: (x: P, y: P) => unknown): Closure => (a) => {
+    const x = left(a);
+    const y = right(a);
+    return typeof x === tag && typeof y === tag ? f(x as P, y as P) : handle(x, y, n, ev);
+  };
+  const checked = (f: (x: bigint, y: bigint) => bigint): Closure => (a) => {
+    const x = left(a);
+    const y = right(a);
+    if (typeof x === 'bigint' && typeof y === 'bigint') {
+      const v = f(x, y);
+      if (v <= MAX_INT && v >= MIN_INT) return v;
+    }
+    return handle(x, y, n, ev);
+  };
+  switch (n.op) {
+    case '==':
+      return op((x, y) => x === y);
+    case '!=':
+      return op((x, y) => x !== y);
+    case '<':
+      return tag === 'boolean' ? undefined : op((x, y) => x < y);
+    case '<=':
+      return tag === 'boolean' ? undefined : op((x, y) => x <= y);
+    case '>':
+      return tag === 'boolean' ? undefined : op((x, y) => x > y);
+    case '>=':
+      return tag === 'boolean' ? undefined : op((x, y) => x >= y);
+    case '+':
+      return tag === 'bigint' ? checked((x, y) => x + y) : tag === 'number' || tag === 'string' ? op((x, y) => x + y) : undefined;
+    case '-':
+      return tag === 'bigint' ? checked((x, y) => x - y) : tag === 'number' ? op((x, y) => x - y) : undefined;
+    case '*':
+      return tag === 'bigint' ? checked((x, y) => x * y) : tag === 'number' ? op((x, y) => x * y) : undefined;
+    default:
+      return undefined;
+  }
+}
+
+/** `x in [literals]`: a string's membership is the set's (cel-js compares a string to each element with ===). */
+function membership(n: Node, left: Closure, list: unknown[], ev: Evaluator): Closure {
+  const handle = n.handle!;
+  const set = new Set(list);
+  const strings = (n.args[0] as Node).checkedType!.name === 'string';
+  return (a) => {
+    const x = left(a);
+    return strings && typeof x === 'string' ? set.has(x) : handle(x, list, n, ev);
   };
 }
 
@@ -285,11 +377,10 @@ function arrayOf(fs: Closure[], receiver?: Closure): Closure {
 }
 
 /** The right side of `x in [...]` when every element is a literal: built once (membership only reads it). */
-function constantList(node: Node): Closure | undefined {
+function constantList(node: Node): unknown[] | undefined {
   const n = node.meta.alternate ?? node;
   if (n.op !== 'list' || !n.args.length || !(n.args as Node[]).every((c) => !c.meta.alternate && c.op === 'value')) return undefined;
-  const values = (n.args as Node[]).map((c) => c.args);
-  return () => values;
+  return (n.args as Node[]).map((c) => c.args);
 }
 
 function mapLiteral(n: Node, sub: (c: Node) => Closure): Closure {
