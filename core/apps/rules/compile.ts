@@ -1,12 +1,11 @@
-// Checked CEL programs turned into trees of JavaScript closures, once per manifest version (on
-// first use).
-// cel-js walks the syntax tree at every evaluation, looking up each variable in a context chain
-// and each field's type; after the type check most of that is known, so here it is bound once:
-// the variable's slot, the field's class, the overload's handler (cel-js's own, called as cel-js
-// calls it, so overflow, division by zero, no_such_key and the other errors are its own). Each
-// node evaluates as cel-js's evaluator does, in the same order, with the same errors; a program
-// with a node this does not know (a macro run by its own evaluator: `cel.bind`, `orValue`, `or`)
-// stays cel-js's.
+// Checked CEL programs turned into trees of JavaScript closures, once per manifest version (at
+// a program's first evaluation). cel-js walks the syntax tree at every evaluation, looking up
+// each variable in a context chain and each field's type; after the type check most of that is
+// known, so here it is bound once: the variable's slot, the field's class, the overload's
+// handler (cel-js's own, called as cel-js calls it, so overflow, division by zero, no_such_key
+// and the other errors are its own). Each node evaluates as cel-js's evaluator does, in the same
+// order, with the same errors; a program with a node this does not know (a macro run by its own
+// evaluator: `cel.bind`, `orValue`, `or`) stays cel-js's. compile.test.ts holds it to cel-js.
 import type { Environment, ParseResult } from '@marcbachmann/cel-js';
 import { catchEvaluator } from './environment.ts';
 
