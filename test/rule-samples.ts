@@ -1,10 +1,12 @@
-// Every rule of the first-party manifests, compiled as the host compiles it, and documents to
+// Every expression of the first-party manifests (rules, and effects' conditions, checks and
+// values), compiled as the host compiles it, and documents to
 // run them on, generated from the types' fields with values at the edges (zero, negative, left
 // out, huge, long lists of lines). Used by the compiler's differential test and by the bench of
 // the rules' programs (bench/rule-programs.ts).
 import type { ParseResult } from '@marcbachmann/cel-js';
 import { firstPartySources } from '../core/apps/app-source.ts';
 import { buildRules, type CompiledRules } from '../core/apps/rules/document-rules.ts';
+import { buildEffects, type CompiledEffect } from '../core/apps/rules/effects.ts';
 import { celActivation, celRefs, type Activation, type Refs, type RuleScope } from '../core/apps/rules/evaluate.ts';
 import { toCel } from '../core/apps/rules/values.ts';
 import type { Compiled } from '../core/apps/rules/compile.ts';
@@ -78,8 +80,17 @@ export interface SampleProgram {
   what: string;
   text: string;
   program: Compiled;
-  /** The activations it runs with on a document (one per line for a line's rule). */
-  activations(doc: Record<string, unknown>, refs: Refs, body: Record<string, unknown>): Record<string, unknown>[];
+  /** The activations it runs with on a write (one per line for a line's rule). */
+  activations(w: SampleWrite): Record<string, unknown>[];
+}
+
+/** A document, the documents its references name, a transition's body, and documents of other types made on demand (an effect's target). */
+export interface SampleWrite {
+  doc: Record<string, unknown>;
+  refs: Refs;
+  body: Record<string, unknown>;
+  other(fields: readonly FieldDecl[]): Record<string, unknown>;
+  pick<T>(xs: readonly T[]): T;
 }
 
 /** The fields of a referenced type, `type` in the same app or `app/type`. */
@@ -92,7 +103,7 @@ function targetsOf(manifests: Map<string, Manifest>, app: string) {
 
 const SCOPE: RuleScope = { digits: 2, today: '2026-01-15', lang: 'en', tr: { t: () => '' } as unknown as RuleScope['tr'] };
 
-/** Every rule of every first-party manifest (of the apps named, or all). */
+/** Every expression of every first-party manifest (of the apps named, or all): the types' rules, then their effects'. */
 export function samplePrograms(apps?: string[]): { programs: SampleProgram[]; types: { app: string; dt: DocumentTypeDecl; rules: CompiledRules; refTypes: Map<string, readonly FieldDecl[]> }[] } {
   const sources = firstPartySources().filter((s) => !apps || apps.includes(s.manifest.id));
   const manifests = new Map(firstPartySources().map((s) => [s.manifest.id, s.manifest]));
@@ -109,18 +120,18 @@ export function samplePrograms(apps?: string[]): { programs: SampleProgram[]; ty
       const base = (doc: Record<string, unknown>, refs: Refs): Activation => celActivation({ ...rules, usesRef: true }, dt, doc, SCOPE, refs);
       const add = (what: string, p: ParseResult, activations: SampleProgram['activations']) =>
         programs.push({ app: manifest.id, type: dt.name, what, text: (p as Compiled).source ?? p.ast.input, program: p as Compiled, activations });
-      const perLine = (each: string) => (doc: Record<string, unknown>, refs: Refs) => {
+      const perLine = (each: string) => ({ doc, refs }: SampleWrite) => {
         const a = base(doc, refs);
         return ((a.doc[each] ?? []) as Record<string, unknown>[]).map((line) => ({ ...a, line }));
       };
+      const whole = ({ doc, refs }: SampleWrite) => [base(doc, refs) as unknown as Record<string, unknown>];
       for (const { lines, computed } of rules.lineComputed) for (const c of computed) add(`${lines.name}.${c.field.name}`, c.program, perLine(lines.name));
-      for (const c of rules.computed) add(c.field.name, c.program, (doc, refs) => [base(doc, refs) as unknown as Record<string, unknown>]);
-      for (const c of rules.defaults) add(`default ${c.field.name}`, c.program, (doc, refs) => [base(doc, refs) as unknown as Record<string, unknown>]);
-      for (const v of rules.validations)
-        add(`validation ${v.index}`, v.program, v.each ? perLine(v.each) : (doc, refs) => [base(doc, refs) as unknown as Record<string, unknown>]);
+      for (const c of rules.computed) add(c.field.name, c.program, whole);
+      for (const c of rules.defaults) add(`default ${c.field.name}`, c.program, whole);
+      for (const v of rules.validations) add(`validation ${v.index}`, v.program, v.each ? perLine(v.each) : whole);
       for (const [name, t] of rules.transitions) {
         const decl = dt.transitions!.find((x) => x.name === name)!;
-        const scope = (doc: Record<string, unknown>, refs: Refs, body: Record<string, unknown>) => {
+        const scope = ({ doc, refs, body }: SampleWrite) => {
           const a: Record<string, unknown> = { doc: toCel(dt.fields, doc, 2, t.shapes.doc, t.shapes), today: SCOPE.today, ref: celRefs(t.shapes, refs, 2) };
           if (decl.input && t.shapes.input) a.input = toCel(decl.input, body, 2, t.shapes.input);
           return [a];
@@ -128,13 +139,42 @@ export function samplePrograms(apps?: string[]): { programs: SampleProgram[]; ty
         if (t.guard) add(`${name} guard`, t.guard, scope);
         for (const s of t.set) add(`${name} set ${s.field.name}`, s.program, scope);
       }
+      // Effects: what runEffects gives them (doc, before, input, from, id, today; line with forEach; the target's document).
+      const typeOf = (ref: string) => {
+        const [a, n] = ref.includes('/') ? ref.split('/') : [manifest.id, ref];
+        return manifests.get(a)?.documentTypes?.find((d) => d.name === n);
+      };
+      const { effects, problems: effectProblems } = buildEffects(dt, '', { typeOf, dependency: (app) => (manifests.has(app) ? 'known' : false) });
+      if (!effects) throw new Error(`${manifest.id}.${dt.name}: ${effectProblems.map((p) => p.message).join('; ')}`);
+      const lists: [string, CompiledEffect[], readonly LineFieldDecl[] | undefined][] = [['create', effects.create, undefined]];
+      for (const [name, list] of effects.transitions) lists.push([name, list, dt.transitions!.find((x) => x.name === name)!.input]);
+      for (const [on, list, input] of lists)
+        for (const c of list) {
+          const target = c.shapes.target ? typeOf(c.type) : undefined;
+          const activations = (w: SampleWrite) => {
+            const own: Record<string, unknown> = { from: 'draft', id: 'doc_1', today: SCOPE.today, doc: toCel(dt.fields, w.doc, 2, c.shapes.doc, c.shapes), before: toCel(dt.fields, w.doc, 2, c.shapes.doc, c.shapes) };
+            if (input && c.shapes.input) own.input = toCel(input, w.body, 2, c.shapes.input);
+            if (target) {
+              const t = toCel(target.fields, w.other(target.fields), 2, c.shapes.target!.doc, { ...c.shapes, lines: c.shapes.target!.lines });
+              t.id = 'target_1';
+              t.state = w.pick(target.states ?? ['draft']);
+              own.target = t;
+            }
+            if (c.forEach === undefined) return [own];
+            return ((own.doc as Record<string, unknown[]>)[c.forEach] ?? []).map((line) => ({ ...own, line }));
+          };
+          const what = `effect ${on} ${c.index}`;
+          if (c.when) add(`${what} when`, c.when, activations);
+          if (c.check) add(`${what} check`, c.check, activations);
+          for (const x of [...c.input, ...c.set, ...c.values]) add(`${what} ${x.field.name}`, x.program, activations);
+        }
     }
   }
   return { programs, types };
 }
 
 /** A document of the type, the documents its references name, and a transition's body (the union of the inputs' fields). */
-export function sampleWrite(r: () => number, t: ReturnType<typeof samplePrograms>['types'][number]): { doc: Record<string, unknown>; refs: Refs; body: Record<string, unknown> } {
+export function sampleWrite(r: () => number, t: ReturnType<typeof samplePrograms>['types'][number]): SampleWrite {
   const doc = sampleDocument(r, t.dt.fields);
   const refs: Refs = new Map();
   for (const [name, fields] of t.refTypes) {
@@ -143,5 +183,5 @@ export function sampleWrite(r: () => number, t: ReturnType<typeof samplePrograms
   }
   const inputs = (t.dt.transitions ?? []).flatMap((x) => x.input ?? []);
   const body = sampleDocument(r, inputs as unknown as FieldDecl[]);
-  return { doc, refs, body };
+  return { doc, refs, body, other: (fields) => sampleDocument(r, fields), pick: (xs) => pick(r, xs) };
 }
