@@ -2,7 +2,7 @@
 // servers, workers and heap never touch the next one's numbers), streaming their output, then
 // their summaries together at the end.
 //
-//   npx tsx bench/run-all.ts [--only http,boot,matcher,signing,sender,webhooks,openapi,rules,cli,scaling,console,issuing]
+//   npx tsx bench/run-all.ts [--only http,boot,matcher,signing,sender,webhooks,openapi,rules,rule-programs,cli,scaling,console,issuing]
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -23,6 +23,7 @@ const SCRIPTS: Script[] = [
   { name: 'webhooks', file: 'webhooks-e2e.ts', args: [] },
   { name: 'openapi', file: 'openapi.ts', args: [] },
   { name: 'rules', file: 'rules.ts', args: [] },
+  { name: 'rule-programs', file: 'rule-programs.ts', args: [] },
   { name: 'cli', file: 'cli.ts', args: [] },
   { name: 'scaling', file: 'scaling.ts', args: [] },
   { name: 'console', file: 'console.ts', args: [] },

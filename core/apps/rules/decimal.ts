@@ -3,9 +3,26 @@
 // from zero, so `percent(1000, 15.5)` is 155 and not whatever binary floating point gives.
 // (The SDK has the same helpers for apps; the core may not import the SDK.)
 
+const POW10 = [1, 10, 100, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8];
+
 /** A finite double as an integer scaled by 10^scale: `1.25` → `{ int: 125n, scale: 2 }`. */
-function scaled(n: number): { int: bigint; scale: number } {
+export function scaled(n: number): { int: bigint; scale: number } {
   if (!Number.isFinite(n)) throw new RangeError(`not a finite number: ${n}`);
+  // Nearly always a few decimals: the fewest k for which round(n·10^k) / 10^k is n again gives
+  // the digits of n's shortest text. Below 2^50 no other k-decimal value is as near to n, so the
+  // answer is the text's, without making the text.
+  if (Math.abs(n) < 1e14) {
+    for (let k = 0; k < POW10.length; k++) {
+      const int = Math.round(n * POW10[k]);
+      if (Math.abs(int) >= 2 ** 50) break;
+      if (int / POW10[k] === n) return { int: BigInt(int), scale: k };
+    }
+  }
+  return scaledByText(n);
+}
+
+/** `scaled` read from the shortest decimal text, for any finite double. */
+export function scaledByText(n: number): { int: bigint; scale: number } {
   const [mant, expPart] = n.toExponential().split('e');
   const [i, f = ''] = mant.replace('-', '').split('.');
   let scale = f.length - Number(expPart);

@@ -7,8 +7,9 @@ import { celActivation, computeInto, brokenRules } from './evaluate.ts';
 import { createTranslator } from '../../kernel/i18n/i18n.ts';
 import { validManifest } from '../app-source.ts';
 import { rulesManifest } from '../../../test/rules-app.ts';
-import { daysBetween, divRound, roundHalfAway, timesRound } from './decimal.ts';
+import { daysBetween, divRound, roundHalfAway, scaled, scaledByText, timesRound } from './decimal.ts';
 import { toMinor } from './values.ts';
+import { random } from '../../../test/rule-samples.ts';
 import type { Manifest } from '../../../manifests/manifest.schema.ts';
 
 type Mutable = Record<string, any>;
@@ -183,5 +184,18 @@ describe('the exact helpers', () => {
     // Amounts to minor units: the common case (no more decimals than the currency) and the rest, on the decimal text.
     expect([toMinor(0.29, 2), toMinor(11_525, 2), toMinor(1234.5, 3), toMinor(5, 0)]).toEqual([29n, 1_152_500n, 1_234_500n, 5n]);
     expect([toMinor(1.005, 2), toMinor(-2.675, 2), toMinor(0.125, 2)]).toEqual([101n, -268n, 13n]);
+  });
+
+  it('reads a double as its decimal text does, without making the text when it has few decimals', () => {
+    const r = random(5);
+    const xs = [0, -0, 1, -1, 0.1, 0.15, 1.005, -2.675, 4.999, 0.30000000000000004, 1e-9, 5e-324, 2 ** 49, 2 ** 50, 1e14 - 0.01, 1e300];
+    for (let i = 0; i < 30_000; i++) xs.push(Math.floor(r() * 10 ** Math.floor(r() * 16)) / 10 ** Math.floor(r() * 10) * (r() < 0.3 ? -1 : 1), r() * 10 ** (r() * 16 - 4));
+    const differ = xs.filter((x) => {
+      const a = scaled(x);
+      const b = scaledByText(x);
+      return a.int !== b.int || a.scale !== b.scale;
+    });
+    expect(differ).toEqual([]);
+    expect(scaled(12.5)).toEqual({ int: 125n, scale: 1 });
   });
 });

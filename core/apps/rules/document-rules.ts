@@ -8,6 +8,7 @@ import type { Environment, ParseResult } from '@marcbachmann/cel-js';
 import type { DocumentTypeDecl, FieldDecl, LineFieldDecl, TransitionDecl } from '../../../manifests/manifest.schema.ts';
 import { documentEnvironment, lineEnvironment, transitionEnvironment, type CelShapes, type Targets } from './environment.ts';
 import { RESULT_TYPES } from './values.ts';
+import { compileProgram } from './compile.ts';
 
 export interface RuleProblem {
   pointer: string;
@@ -133,7 +134,7 @@ export function compileOne(env: Environment, expr: string, pointer: string, acce
     add({ pointer, rule: 'expressionType', message: `${pointer}: ${what} needs ${accepts.join(' or ')}, the expression gives ${checked.type}` });
     return undefined;
   }
-  return withPresence(env, program);
+  return compileProgram(env, withPresence(env, program));
 }
 
 type Node = ParseResult['ast'];

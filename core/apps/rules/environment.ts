@@ -60,7 +60,32 @@ function withFunctions(env: Environment): Environment {
     .registerFunction('daysBetween(string, string): int', daysBetween, { description: 'Calendar days from the first date to the second (negative when it is before)' })
     .registerFunction('addDays(string, int): string', addDays, { description: 'The date so many calendar days after (before, when negative) a date' })
     // What has(x.f) runs as: a number left out is not set, though it reads as 0.
-    .registerFunction('isSet(dyn, string): bool', isSet, { description: 'Whether the field is set (has(x.f))' });
+    .registerFunction('isSet(dyn, string): bool', isSetHandler, { description: 'Whether the field is set (has(x.f))' });
+}
+
+/** The evaluator cel-js last called isSet with (its handlers get it as `this`). */
+let caught: unknown;
+function isSetHandler(this: unknown, obj: Parameters<typeof isSet>[0], name: string): boolean {
+  caught = this;
+  return isSet(obj, name);
+}
+
+const evaluators = new WeakMap<Environment, unknown>();
+
+/**
+ * The evaluator of an environment of these rules (undefined for another environment): what
+ * compile.ts calls cel-js's handlers with. cel-js keeps it private; a call of isSet shows it.
+ */
+export function catchEvaluator(env: Environment): unknown {
+  if (evaluators.has(env)) return evaluators.get(env);
+  caught = undefined;
+  try {
+    env.parse('isSet(null, "")')({});
+  } catch {
+    // Not an environment with isSet: its programs stay cel-js's.
+  }
+  evaluators.set(env, caught);
+  return caught;
 }
 
 const fieldTypes = (fields: readonly (FieldDecl | LineFieldDecl)[], lineType: (f: FieldDecl) => string) =>
