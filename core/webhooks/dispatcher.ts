@@ -194,12 +194,12 @@ export class Dispatcher {
   }
 
   /**
-   * One batch of pending events marked dispatched in the transaction under way; answers how many
+   * One batch of pending events, marked dispatched in the transaction under way; answers how many
    * events it took and their deliveries, in order, for the caller to write (a take writes those
    * it sends at once in flight).
    */
   private async fanOutIn(): Promise<{ events: number; rows: Fresh[] }> {
-    const events = await this.deps.outbox.pending(this.fanOutBatch);
+    const events = await this.deps.outbox.takePending(this.fanOutBatch);
     const rows: Fresh[] = [];
     for (const ev of events) {
       const ix = await this.index(ev.companyId);
@@ -214,7 +214,6 @@ export class Dispatcher {
     this.deps.deliveries.remember(
       events.filter((e) => sent.has(e.id)).map((e) => ({ id: e.id, company_id: e.companyId, data: e.data, test: e.test, created_at: e.createdAt })),
     );
-    if (events.length) await this.deps.outbox.markDispatched(events.map((e) => e.id));
     return { events: events.length, rows };
   }
 
