@@ -158,7 +158,8 @@ describe.each(databases())('delivery workers side by side ($name)', (db) => {
     // The worker's take fans out and leases in one transaction: the row is written in flight
     // under the take's lease, never pending. The first attempt never gets an answer (its worker
     // as good as dead); when the lease ends the same delivery goes again.
-    const [api] = await hosts([['api'], ['worker']], { timeoutMs: 4000, leaseMs: 400 });
+    // The lease is long enough for the receiver to read the row while it holds (a loaded machine).
+    const [api] = await hosts([['api'], ['worker']], { timeoutMs: 8000, leaseMs: 2000 });
     const co = await createCompany(api);
     const seen: { state: string; lease: string | null; attempts: number }[] = [];
     let calls = 0;
@@ -173,10 +174,11 @@ describe.each(databases())('delivery workers side by side ($name)', (db) => {
     open.receivers.push(r);
     const ep = await addEndpoint(co.as(), { url: r.url, topics: ['customer.*'] });
     await createCustomer(co.as(), 'Once');
-    await r.waitFor(2, 4000);
-    await until(async () => seen.length === 2, 2000);
+    await r.waitFor(2, 8000);
+    await until(async () => seen.length === 2, 3000);
     expect(seen[0]).toMatchObject({ state: 'in_flight', attempts: 0 });
     expect(seen[0].lease).not.toBeNull();
+    expect(seen[1]).toMatchObject({ state: 'in_flight', attempts: 0 });
     expect(seen[1].lease).not.toBe(seen[0].lease);
     expect(r.got[1].headers['x-diwan-delivery-id']).toBe(r.got[0].headers['x-diwan-delivery-id']);
     expect(r.got[1].headers['x-diwan-event-id']).toBe(r.got[0].headers['x-diwan-event-id']);

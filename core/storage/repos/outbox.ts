@@ -1,5 +1,4 @@
 import type { Db } from '../db.ts';
-import { inList } from '../dialect.ts';
 
 export interface OutboxRow {
   id: string;
