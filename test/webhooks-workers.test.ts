@@ -154,6 +154,37 @@ describe.each(databases())('delivery workers side by side ($name)', (db) => {
     expect(one.attempts.map((a: { responseExcerpt: string }) => a.responseExcerpt)).toEqual(['ok']);
   });
 
+  it('writes what a fan-out sends at once in flight, committed before the POST, and sends it again with the same ids once its lease ends', async () => {
+    // The worker's take fans out and leases in one transaction: the row is written in flight
+    // under the take's lease, never pending. The first attempt never gets an answer (its worker
+    // as good as dead); when the lease ends the same delivery goes again.
+    // The lease is long enough for the receiver to read the row while it holds (a loaded machine).
+    const [api] = await hosts([['api'], ['worker']], { timeoutMs: 8000, leaseMs: 2000 });
+    const co = await createCompany(api);
+    const seen: { state: string; lease: string | null; attempts: number }[] = [];
+    let calls = 0;
+    const r = await receiver(async (req, res) => {
+      const row = await api.storage.db.get<{ state: string; lease_token: string | null; attempts: number }>(
+        'SELECT state, lease_token, attempts FROM webhook_deliveries WHERE id = ?',
+        [String(req.headers['x-diwan-delivery-id'])],
+      );
+      seen.push({ state: row!.state, lease: row!.lease_token, attempts: Number(row!.attempts) });
+      if (++calls > 1) res.writeHead(200).end('ok');
+    });
+    open.receivers.push(r);
+    const ep = await addEndpoint(co.as(), { url: r.url, topics: ['customer.*'] });
+    await createCustomer(co.as(), 'Once');
+    await r.waitFor(2, 8000);
+    await until(async () => seen.length === 2, 3000);
+    expect(seen[0]).toMatchObject({ state: 'in_flight', attempts: 0 });
+    expect(seen[0].lease).not.toBeNull();
+    expect(seen[1]).toMatchObject({ state: 'in_flight', attempts: 0 });
+    expect(seen[1].lease).not.toBe(seen[0].lease);
+    expect(r.got[1].headers['x-diwan-delivery-id']).toBe(r.got[0].headers['x-diwan-delivery-id']);
+    expect(r.got[1].headers['x-diwan-event-id']).toBe(r.got[0].headers['x-diwan-event-id']);
+    await until(async () => (await co.as().get(`/api/v1/webhook-endpoints/${ep.id}/deliveries`)).json().data[0]?.state === 'delivered', 3000);
+  });
+
   it("looks again when a lease ends even if an earlier timer fired while the attempt ran (a retry due first)", async () => {
     // The loop's timer, set for another endpoint's retry due before the lease ends, used to leave
     // no timer behind once it fired during the attempt: the lease's end went unnoticed and the

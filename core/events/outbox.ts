@@ -49,11 +49,8 @@ export class Outbox {
     return () => this.listeners.delete(fn);
   }
 
-  pending(limit: number): Promise<PendingEvent[]> {
-    return this.repo.pending(limit);
-  }
-
-  markDispatched(ids: string[]): Promise<void> {
-    return this.repo.markDispatched(ids, isoNow(this.clock.now()));
+  /** The oldest events not yet fanned out, marked fanned out (call in the fan-out's transaction). */
+  takePending(limit: number): Promise<PendingEvent[]> {
+    return this.repo.takePending(limit, isoNow(this.clock.now()));
   }
 }

@@ -268,11 +268,13 @@ describe.each(databases())('storage on $name', (database) => {
       await s.outbox.insert({ id: 'ev1', companyId: 'co_a', topic: 'invoice.created', data: '{"a":1}', test: false, createdAt: T0 });
       await s.outbox.insert({ id: 'ev2', companyId: 'co_b', topic: 'invoice.paid', data: '{}', test: true, createdAt: T1 });
       await s.outbox.insert({ id: 'ev3', companyId: 'co_a', topic: 'invoice.sent', data: '[]', test: false, createdAt: T2 });
-      expect((await s.outbox.pending(2)).map((e) => e.id)).toEqual(['ev1', 'ev2']);
       expect(await s.outbox.recent('co_b', 5)).toEqual([{ id: 'ev2', companyId: 'co_b', topic: 'invoice.paid', data: '{}', test: true, createdAt: T1 }]);
       expect((await s.outbox.recent('co_a', 5)).map((e) => [e.id, e.test])).toEqual([['ev3', false], ['ev1', false]]);
-      await s.outbox.markDispatched(['ev1', 'ev2'], T2);
-      expect((await s.outbox.pending(10)).map((e) => e.id)).toEqual(['ev3']);
+      expect((await s.outbox.takePending(2, T2)).map((e) => [e.id, e.topic, e.data])).toEqual([['ev1', 'invoice.created', '{"a":1}'], ['ev2', 'invoice.paid', '{}']]);
+      expect(await s.outbox.oldestPending()).toBe(T2);
+      expect((await s.outbox.takePending(10, T2)).map((e) => e.id)).toEqual(['ev3']);
+      expect(await s.outbox.takePending(10, T2)).toEqual([]);
+      expect(await s.outbox.oldestPending()).toBeNull();
     });
 
     it('installs and app migrations: put inserts then replaces, state, remove', async () => {

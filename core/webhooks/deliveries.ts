@@ -143,6 +143,9 @@ export interface Results {
   after?: (items: AttemptOutcome[], savepoint: <T>(fn: () => Promise<T>) => Promise<T>) => Promise<void>;
 }
 
+/** A delivery a fan-out makes (its id is given when it is written). */
+export type Fresh = Omit<NewDelivery, 'id' | 'lease'>;
+
 /** How deliveries are taken: the in-flight cap of endpoints that set none, and the lease. */
 export interface TakeLimits {
   maxInFlightPerEndpoint: number;
@@ -176,8 +179,8 @@ export class Deliveries {
   }
 
   /** New pending deliveries, due now. Call inside the fan-out transaction. */
-  insertMany(rows: Omit<NewDelivery, 'id'>[], nowMs: number): Promise<void> {
-    return this.repo.insertMany(rows.map((r) => ({ id: newSortableId('dlv', nowMs), ...r })), nowMs, isoNow(nowMs));
+  async insertMany(rows: Fresh[], nowMs: number): Promise<void> {
+    await this.repo.insertMany(rows.map((r) => ({ id: newSortableId('dlv', nowMs), ...r })), nowMs, isoNow(nowMs));
   }
 
   /**
@@ -188,16 +191,28 @@ export class Deliveries {
    * minus the deliveries in flight under live leases, and at most the tokens of its throttle
    * bucket. A slow or throttled endpoint's backlog never hides another endpoint's work. A
    * candidate found with nothing more due is dropped. `fanOut` (the pending events made into
-   * deliveries; answers their endpoints) runs first in the same transaction.
+   * deliveries; answers them, not yet written) runs first in the same transaction: those its
+   * endpoints have room for after their older due deliveries are written in flight under this
+   * take's lease, the others pending (see fresh()).
    */
-  take(nowMs: number, limit: number, limits: TakeLimits, candidates?: Set<string>, results?: Results, fanOut?: () => Promise<string[]>): Promise<Taken> {
+  take(nowMs: number, limit: number, limits: TakeLimits, candidates?: Set<string>, results?: Results, fanOut?: () => Promise<Fresh[]>): Promise<Taken> {
     return this.db.transaction(async () => {
       const fenced = results?.items.length ? await this.recordIn(results.items, results.after) : 0;
       // A fan-out in the same transaction: its endpoints are taken from before it commits (one
       // transaction, not two, from an event to its first attempt).
-      if (fanOut) for (const id of await fanOut()) candidates?.add(id);
-      const endpoints = (candidates ? [...candidates] : await this.repo.dueEndpoints(nowMs)).sort();
+      const fresh = fanOut ? await fanOut() : [];
+      const freshBy = new Map<string, Fresh[]>();
+      for (const r of fresh) {
+        const of = freshBy.get(r.endpointId);
+        if (of) of.push(r);
+        else freshBy.set(r.endpointId, [r]);
+      }
+      for (const id of freshBy.keys()) candidates?.add(id);
+      const endpoints = candidates ? [...candidates] : await this.repo.dueEndpoints(nowMs);
+      if (!candidates) for (const id of freshBy.keys()) if (!endpoints.includes(id)) endpoints.push(id);
+      endpoints.sort();
       const taken: Taken = { rows: [], token: newId('lse'), busy: false, more: [], throttledUntil: null, fenced };
+      const untilMs = nowMs + limits.leaseMs;
       if (!endpoints.length) return taken;
       // Statements for all the endpoints at once (on PostgreSQL, two round trips): their locks,
       // then their deliveries in flight and the lease.
@@ -239,10 +254,19 @@ export class Deliveries {
         wants.push({ endpointId, cap, limit: room, target: { id: endpointId, ...pace }, milli });
         count += room;
       }
-      const byEndpoint = wants.length ? await this.repo.leaseDueMany(wants, nowMs, taken.token, nowMs + limits.leaseMs, isoNow(nowMs)) : new Map<string, { room: number; rows: LeasedRow[] }>();
+      const byEndpoint = wants.length ? await this.repo.leaseDueMany(wants, nowMs, taken.token, untilMs, isoNow(nowMs)) : new Map<string, { room: number; rows: LeasedRow[] }>();
+      // The fan-out's deliveries, after the older due ones: in flight as far as room is left.
+      const room = new Map<string, number>();
+      for (const w of wants) {
+        const got = byEndpoint.get(w.endpointId);
+        if (got && freshBy.has(w.endpointId)) room.set(w.endpointId, got.room - got.rows.length);
+      }
+      const direct = await this.fresh(fresh, room, taken.token, untilMs, nowMs);
       const leased: { target: EndpointTarget & { id: string }; rows: LeasedRow[] }[] = [];
       for (const w of wants) {
-        const { room, rows } = byEndpoint.get(w.endpointId) ?? { room: 0, rows: [] };
+        const { room, rows: older } = byEndpoint.get(w.endpointId) ?? { room: 0, rows: [] };
+        const now = direct.get(w.endpointId);
+        const rows = now ? [...older, ...now] : older;
         leased.push({ target: w.target, rows });
         if (w.milli !== null) await this.repo.saveThrottle(w.endpointId, w.milli - rows.length * 1000, nowMs);
         // Held back by its cap (or the take's limit): more may be due.
@@ -277,6 +301,36 @@ export class Deliveries {
       }
       return taken;
     });
+  }
+
+  /**
+   * Writes a fan-out's deliveries (in their order, one statement per 100): the first `room` of
+   * each endpoint's in flight under the lease, the rest pending; answers those in flight by
+   * endpoint. Each is durable before it is sent, so a crash after the commit only lets the lease
+   * end, and the same delivery goes again: one row write fewer than pending, then leased.
+   */
+  private async fresh(rows: Fresh[], room: Map<string, number>, token: string, untilMs: number, nowMs: number): Promise<Map<string, LeasedRow[]>> {
+    const direct = new Map<string, LeasedRow[]>();
+    if (!rows.length) return direct;
+    const lease = { token, until: untilMs };
+    const made: NewDelivery[] = rows.map((r) => {
+      const id = newSortableId('dlv', nowMs);
+      const left = room.get(r.endpointId) ?? 0;
+      if (left <= 0) return { id, companyId: r.companyId, endpointId: r.endpointId, eventId: r.eventId, topic: r.topic };
+      room.set(r.endpointId, left - 1);
+      const of = direct.get(r.endpointId);
+      const row = { id, event_id: r.eventId, topic: r.topic, attempts: 0, deferrals: 0 };
+      if (of) of.push(row);
+      else direct.set(r.endpointId, [row]);
+      return { id, companyId: r.companyId, endpointId: r.endpointId, eventId: r.eventId, topic: r.topic, lease };
+    });
+    const written = await this.repo.insertMany(made, nowMs, isoNow(nowMs));
+    if (written < made.length && direct.size) {
+      // A duplicate (endpoint, event) was ignored: only what was written is sent.
+      const kept = await this.repo.existing(made.filter((m) => m.lease).map((m) => m.id));
+      for (const [id, of] of direct) direct.set(id, of.filter((r) => kept.has(r.id)));
+    }
+    return direct;
   }
 
   nextDue(): Promise<number | null> {

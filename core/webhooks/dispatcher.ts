@@ -22,7 +22,7 @@ import type { ChangeFeed } from '../storage/changes.ts';
 import { leaseMsFor, type HostConfig } from '../kernel/config.ts';
 import type { Clock } from '../kernel/clock.ts';
 import { signingSecrets, type SecretSealer } from './endpoints.ts';
-import { Deliveries, EXCERPT_BYTES, type AttemptOutcome, type DueRow } from './deliveries.ts';
+import { Deliveries, EXCERPT_BYTES, type AttemptOutcome, type DueRow, type Fresh } from './deliveries.ts';
 import type { EndpointHealth } from './health.ts';
 import { SignerPool, type Signed, type SignItem } from './signer-pool.ts';
 import {
@@ -179,10 +179,13 @@ export class Dispatcher {
     let total = 0;
     for (;;) {
       const n = await this.deps.db.transaction(async () => {
-        const made = await this.fanOutIn(this.deps.clock.now());
+        const now = this.deps.clock.now();
+        const made = await this.fanOutIn();
+        await this.deps.deliveries.insertMany(made.rows, now);
         // Candidates once committed: a take running meanwhile (another connection) would find no
         // row yet and drop them.
-        this.deps.db.afterCommit(() => made.endpoints.forEach((id) => this.addCandidate(id)));
+        const endpoints = new Set(made.rows.map((r) => r.endpointId));
+        this.deps.db.afterCommit(() => endpoints.forEach((id) => this.addCandidate(id)));
         return made.events;
       });
       total += n;
@@ -191,12 +194,13 @@ export class Dispatcher {
   }
 
   /**
-   * One batch of pending events made into deliveries due at `now`, in the transaction under way;
-   * answers how many events it took and the endpoints that got deliveries.
+   * One batch of pending events, marked dispatched in the transaction under way; answers how many
+   * events it took and their deliveries, in order, for the caller to write (a take writes those
+   * it sends at once in flight).
    */
-  private async fanOutIn(now: number): Promise<{ events: number; endpoints: string[] }> {
-    const events = await this.deps.outbox.pending(this.fanOutBatch);
-    const rows: { companyId: string; endpointId: string; eventId: string; topic: string }[] = [];
+  private async fanOutIn(): Promise<{ events: number; rows: Fresh[] }> {
+    const events = await this.deps.outbox.takePending(this.fanOutBatch);
+    const rows: Fresh[] = [];
     for (const ev of events) {
       const ix = await this.index(ev.companyId);
       for (const endpointId of ix.matcher.match(ev.topic)) {
@@ -206,13 +210,11 @@ export class Dispatcher {
         rows.push({ companyId: ev.companyId, endpointId, eventId: ev.id, topic: ev.topic });
       }
     }
-    await this.deps.deliveries.insertMany(rows, now);
     const sent = new Set(rows.map((r) => r.eventId));
     this.deps.deliveries.remember(
       events.filter((e) => sent.has(e.id)).map((e) => ({ id: e.id, company_id: e.companyId, data: e.data, test: e.test, created_at: e.createdAt })),
     );
-    if (events.length) await this.deps.outbox.markDispatched(events.map((e) => e.id));
-    return { events: events.length, endpoints: [...new Set(rows.map((r) => r.endpointId))] };
+    return { events: events.length, rows };
   }
 
   /** Endpoints made candidates while each take under way ran (a take that found nothing drops them). */
@@ -268,9 +270,9 @@ export class Dispatcher {
           results.length ? { items: results.map((r) => r.item), after: this.deps.health?.observe } : undefined,
           fanOut
             ? async () => {
-                const made = await this.fanOutIn(now);
+                const made = await this.fanOutIn();
                 fannedOut = made.events;
-                return made.endpoints;
+                return made.rows;
               }
             : undefined,
         );

@@ -82,13 +82,14 @@ export interface EventRow {
   created_at: string;
 }
 
-/** A delivery a fan-out makes. */
+/** A delivery a fan-out makes; with `lease`, taken at once by the take it runs in. */
 export interface NewDelivery {
   id: string;
   companyId: string;
   endpointId: string;
   eventId: string;
   topic: string;
+  lease?: { token: string; until: number };
 }
 
 /** Rows per multi-row statement: well under both databases' limits on parameters. */
@@ -146,16 +147,34 @@ const RECOVERABLE = "(state = 'dead' OR (state = 'pending' AND attempts > 0))";
 export class WebhookDeliveriesRepo {
   constructor(private db: Db) {}
 
-  /** New pending deliveries, a few statements for all (a fan-out's); duplicates are ignored. */
-  async insertMany(rows: NewDelivery[], dueMs: number, at: string): Promise<void> {
+  /**
+   * New deliveries due at `dueMs`, a few statements for all (a fan-out's), in their order;
+   * duplicates are ignored. A row with a `lease` is written in flight under it (a take that
+   * sends it at once: no pending row to lease after). Answers how many rows were written.
+   */
+  async insertMany(rows: NewDelivery[], dueMs: number, at: string): Promise<number> {
+    let n = 0;
     for (let i = 0; i < rows.length; i += ROWS_PER_STATEMENT) {
       const part = rows.slice(i, i + ROWS_PER_STATEMENT);
-      await this.db.run(
-        `INSERT INTO webhook_deliveries (id, company_id, endpoint_id, event_id, topic, state, attempts, next_attempt_at, created_at, updated_at)
-         VALUES ${part.map(() => "(?, ?, ?, ?, ?, 'pending', 0, ?, ?, ?)").join(', ')} ON CONFLICT (endpoint_id, event_id) DO NOTHING`,
-        part.flatMap((r) => [r.id, r.companyId, r.endpointId, r.eventId, r.topic, dueMs, at, at]),
-      );
+      n += (
+        await this.db.run(
+          `INSERT INTO webhook_deliveries (id, company_id, endpoint_id, event_id, topic, state, attempts, next_attempt_at, lease_until, lease_token, created_at, updated_at)
+           VALUES ${part.map(() => '(?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?)').join(', ')} ON CONFLICT (endpoint_id, event_id) DO NOTHING`,
+          part.flatMap((r) => [r.id, r.companyId, r.endpointId, r.eventId, r.topic, r.lease ? 'in_flight' : 'pending', dueMs, r.lease?.until ?? null, r.lease?.token ?? null, at, at]),
+        )
+      ).changes;
     }
+    return n;
+  }
+
+  /** Those of the ids that are deliveries (a fan-out's rows its insert may have ignored as duplicates). */
+  async existing(ids: string[]): Promise<Set<string>> {
+    const found = new Set<string>();
+    for (let i = 0; i < ids.length; i += ROWS_PER_STATEMENT) {
+      const list = inList(ids.slice(i, i + ROWS_PER_STATEMENT));
+      for (const r of await this.db.all<{ id: string }>(`SELECT id FROM webhook_deliveries WHERE id IN ${list.sql}`, list.params)) found.add(r.id);
+    }
+    return found;
   }
 
   /** Endpoints with a due delivery. */
