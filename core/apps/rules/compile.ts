@@ -84,18 +84,14 @@ export function compileProgram(env: Environment, program: ParseResult & { source
   // Compiled on the first evaluation: a manifest checked at install or boot is not run then.
   let fn: Closure | null | undefined;
   const build = () => (fn === undefined ? (fn = closures(env, program) ?? null) : fn);
-  const compiled = ((a?: unknown) => {
+  const run = (a?: unknown) => {
     // What cel-js's root context takes besides a plain object (a Map, nothing, a wrong value), it does itself.
     if (typeof a !== 'object' || a === null || a instanceof Map) return program(a as never);
     const f = fn ?? build();
     return f ? f(a as Record<string, unknown>) : program(a as never);
-  }) as Compiled;
-  compiled.ast = program.ast;
-  compiled.check = program.check;
-  compiled.interpreted = program;
-  compiled.covered = () => build() !== null;
-  if (program.source !== undefined) compiled.source = program.source;
-  return compiled;
+  };
+  const parts = { ast: program.ast, check: program.check, interpreted: program, covered: () => build() !== null };
+  return Object.assign(run, parts, program.source !== undefined ? { source: program.source } : {}) as Compiled;
 }
 
 /** The closures of a checked program, or undefined when a node is not covered (or the environment's evaluator is not known). */
