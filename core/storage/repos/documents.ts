@@ -99,7 +99,8 @@ export class DocumentTable {
    * line of `lines`, when given) names `id`: what a delete of that document must not orphan.
    */
   async findReferencing(companyId: string, field: string, id: string, lines?: string, exceptId = ''): Promise<string | undefined> {
-    const where = lines ? this.db.dialect.jsonLinesHave('data', lines, field) : `${this.field(field)} = ?`;
+    if (!lines) return this.findOther(companyId, [[field, id]], exceptId);
+    const where = this.db.dialect.jsonLinesHave('data', lines, field);
     const row = await this.db.get<{ id: string }>(`SELECT id FROM ${this.t} WHERE company_id = ? AND ${where} AND id <> ? LIMIT 1`, [companyId, id, exceptId]);
     return row?.id;
   }
