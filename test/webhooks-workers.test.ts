@@ -188,25 +188,27 @@ describe.each(databases())('delivery workers side by side ($name)', (db) => {
 
   it("looks again when a lease ends even if an earlier timer fired while the attempt ran (a retry due first)", async () => {
     // The loop's timer, set for another endpoint's retry due before the lease ends, used to leave
-    // no timer behind once it fired during the attempt: the lease's end went unnoticed and the
+    // no timer behind once it fired during the attempt, and then one set for the retry's own
+    // lease (2 s later than the first's end): either way the lease's end went unnoticed and the
     // late result was recorded as if the lease still held.
-    const [host] = await hosts([['api', 'worker']], { timeoutMs: 4000, leaseMs: 1500 });
+    const [host] = await hosts([['api', 'worker']], { timeoutMs: 6000, leaseMs: 3000, ladder: [2, 3, 4] });
     const co = await createCompany(host);
     let failing = 1;
     const retried = await receiver((_req, res) => res.writeHead(failing-- > 0 ? 500 : 200).end());
     let calls = 0;
     const slow = await receiver((_req, res) => {
-      if (++calls === 1) setTimeout(() => res.writeHead(200).end('late'), 3000);
+      // 1.5 s after its lease's end, 0.5 s before the retry's.
+      if (++calls === 1) setTimeout(() => res.writeHead(200).end('late'), 4500);
       else res.writeHead(200).end('ok');
     });
     open.receivers.push(retried, slow);
     await addEndpoint(co.as(), { url: retried.url, topics: ['customer.*'] });
     await createCustomer(co.as(), 'First');
-    // Failed: its retry is due in 1 s (the ladder's first step), the loop's timer set for it.
+    // Failed: its retry is due in 2 s (the ladder's first step), the loop's timer set for it.
     await retried.waitFor(1, 3000);
     const ep = await addEndpoint(co.as(), { url: slow.url, topics: ['customer.*'] });
     await createCustomer(co.as(), 'Second');
-    await slow.waitFor(2, 6000);
+    await slow.waitFor(2, 8000);
     expect(slow.got[0].headers['x-diwan-delivery-id']).toBe(slow.got[1].headers['x-diwan-delivery-id']);
     await until(async () => (host.webhooks.dispatcher.attemptsByResult.get('fenced') ?? 0) === 1, 3000);
     const list = (await co.as().get(`/api/v1/webhook-endpoints/${ep.id}/deliveries`)).json();

@@ -298,7 +298,8 @@ export class Dispatcher {
     const rows = taken.rows;
     if (rows.length === 0) return this.idle();
     // Should these attempts outlive their lease, the loop looks again when it ends.
-    if (!this.timer || this.timerAt > now + this.leaseMs) this.setTimer(this.leaseMs + 1);
+    this.leaseEnds.set(taken.token, { until: now + this.leaseMs, running: rows.length });
+    this.lookAtLeaseEnd(now);
 
     const t = unixSeconds(now);
     const bodies = new Map<string, Buffer>();
@@ -331,7 +332,22 @@ export class Dispatcher {
   /** A take ended with nothing to attempt: with nothing else under way, the loop sets its timer. */
   private idle(): 0 {
     if (this.running.size === 0 && this.taking === 0 && this.started && !this.stopping) void this.schedule();
+    // The timer that woke this take fired while attempts run: the next look is at their leases' end.
+    else if (!this.timer) this.lookAtLeaseEnd(this.deps.clock.now());
     return 0;
+  }
+
+  /**
+   * The leases of the takes whose attempts run, in the order taken (so also of their ends): when
+   * each ends and how many of its attempts still run.
+   */
+  private leaseEnds = new Map<string, { until: number; running: number }>();
+
+  /** Sets the timer for the first lease still held to end (a take after it may have set it later). */
+  private lookAtLeaseEnd(now: number): void {
+    for (const lease of this.leaseEnds.values()) {
+      if (lease.until > now) return this.setTimer(lease.until - now + 1);
+    }
   }
 
   private open(sealed: string, endpointId: string): string {
@@ -453,6 +469,8 @@ export class Dispatcher {
       await this.store({ deliveryId: r.id, attemptNo, result, next, nowMs: now, token, row: r, ...(deferred ? { deferrals: r.deferrals + 1 } : {}) });
     })().finally(() => {
       this.leases.delete(r.id);
+      const lease = this.leaseEnds.get(token);
+      if (lease && --lease.running === 0) this.leaseEnds.delete(token);
       this.running.delete(p);
       // The last attempt to end sets the loop's timer (the next retry); see schedule().
       if (this.running.size === 0 && this.started && !this.stopping) void this.schedule();
@@ -588,8 +606,11 @@ export class Dispatcher {
   /** The loop's timer: a full look (ended leases, events, every endpoint) in `delay` ms. */
   private setTimer(delay: number): void {
     if (this.stopping) return;
+    const at = this.deps.clock.now() + delay;
+    // An earlier look is kept: schedule() may answer from a read made before a take set the timer for its leases' end.
+    if (this.timer && this.timerAt <= at) return;
     if (this.timer) clearTimeout(this.timer);
-    this.timerAt = this.deps.clock.now() + delay;
+    this.timerAt = at;
     this.timer = setTimeout(() => {
       // Gone once fired: with attempts under way, schedule() then sets the next one (a lease's end).
       this.timer = undefined;
