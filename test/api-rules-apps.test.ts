@@ -123,6 +123,17 @@ describe('the apps do their business', () => {
         expect(await getRun(run.id)).toMatchObject({ employeeCount: 1, grossTotal: 600_000_000_000, netTotal: 600_000_000_000 });
       });
 
+      it('totals to the fils in a three-digit currency: 1,000.125 + 0.250 + 0.001 = 1,000.376 KWD', async () => {
+        const kw = await createCompany(host, { currency: 'KWD', apps: APPS });
+        const kwApi = kw.as();
+        const emp = await created(kwApi.post('/api/v1/employees', { fullName: 'Fahad Al-Sabah', jobTitle: 'Clerk', joinDate: '2020-01-01' }));
+        const kwRun = await created(kwApi.post('/api/v1/payroll-runs', { period: '2026-07', periodStart: '2026-07-01', periodEnd: '2026-07-31', payDate: '2026-07-30' }));
+        for (const basicSalary of [1_000.125, 0.25, 0.001]) {
+          await created(kwApi.post('/api/v1/payslips', { runId: kwRun.id, employeeId: emp.id, basicSalary, housingAllowance: 0, socialInsurance: 0 }));
+        }
+        expect((await kwApi.get(`/api/v1/payroll-runs/${kwRun.id}`)).json().data).toMatchObject({ employeeCount: 3, grossTotal: 1_000.376, netTotal: 1_000.376 });
+      });
+
       it('pays by bank transfer unless told otherwise, and refuses a payslip for an employee who joins after the period', async () => {
         const run = await newRun('2026-05', '2026-05-01', '2026-05-31');
         expect((await created(api.post('/api/v1/payslips', payslip({ runId: run.id })))).paymentMethod).toBe('bank_transfer');
