@@ -297,9 +297,6 @@ export class Dispatcher {
     if (taken.throttledUntil !== null) this.wakeAt(taken.throttledUntil);
     const rows = taken.rows;
     if (rows.length === 0) return this.idle();
-    // Should these attempts outlive their lease, the loop looks again when it ends.
-    this.leaseEnds.set(taken.token, { until: now + this.leaseMs, running: rows.length });
-    this.lookAtLeaseEnd(now);
 
     const t = unixSeconds(now);
     const bodies = new Map<string, Buffer>();
@@ -321,6 +318,9 @@ export class Dispatcher {
       signed = items.map((it) => ({ signature: signHeader(it.secrets, it.t, it.body), standard: standardSignatureHeader(it.secrets, it.id!, it.t, it.body, it.signingKey) }));
     }
     const ts = String(t);
+    // Should these attempts outlive their lease, the loop looks again when it ends.
+    this.leaseEnds.set(taken.token, { until: now + this.leaseMs, running: rows.length });
+    this.lookAtLeaseEnd(now);
     const attempts = rows.map((r, i) => this.attempt(r, taken.token, items[i].body, ts, signed[i]));
     await Promise.all(attempts);
     return rows.length;
