@@ -48,6 +48,32 @@ describe('the apps do their business', () => {
       expect(typed.details[0]).toMatchObject({ pointer: '/netPay', rule: 'additionalProperties' });
     });
 
+    it("proposes GOSI from the employee's share of basic + housing, the wage taken between 1,500 and 45,000 SAR; a typed amount stays", async () => {
+      const person = async (fullName: string, gosiEmployeeRate?: number) =>
+        (await created(api.post('/api/v1/employees', { fullName, jobTitle: 'Engineer', joinDate: '2020-01-01', ...(gosiEmployeeRate === undefined ? {} : { gosiEmployeeRate }) }))).id;
+      const slip = async (employee: string, pay: Record<string, unknown>) => {
+        const { socialInsurance: _, ...body } = payslip({ employeeId: employee, ...pay });
+        return created(api.post('/api/v1/payslips', body));
+      };
+      // A Saudi registered before July 2024: 9.75 % of 10,000 + 2,500 = 1,218.75; net 12,500 − 1,218.75.
+      const saudi = await person('Abdullah Al-Qahtani', 9.75);
+      expect(await slip(saudi, { basicSalary: 10_000, housingAllowance: 2_500 })).toMatchObject({ socialInsurance: 1_218.75, totalDeductions: 1_218.75, netPay: 11_281.25 });
+      // Above the ceiling: 40,000 + 10,000 counts as 45,000, 9.75 % = 4,387.50.
+      expect((await slip(saudi, { basicSalary: 40_000, housingAllowance: 10_000 })).socialInsurance).toBe(4_387.5);
+      // Below the floor: 1,000 counts as 1,500, 9.75 % = 146.25.
+      expect((await slip(saudi, { basicSalary: 1_000, housingAllowance: 0 })).socialInsurance).toBe(146.25);
+      // Registered under the 2024 law, in its second year of steps (annuities 10 % + SANED 0.75 %): 10.75 % of 8,000 + 2,000 = 1,075.
+      expect((await slip(await person('Noura Al-Otaibi', 10.75), { basicSalary: 8_000, housingAllowance: 2_000 })).socialInsurance).toBe(1_075);
+      // A non-Saudi pays no employee share; an employee with no share recorded pays none either.
+      expect((await slip(await person('Ravi Kumar', 0), { basicSalary: 6_000, housingAllowance: 1_500 })).socialInsurance).toBe(0);
+      expect((await slip(await person('Unrecorded'), { basicSalary: 6_000, housingAllowance: 1_500 })).netPay).toBe(7_500);
+      // What the payroll officer types is kept.
+      expect((await created(api.post('/api/v1/payslips', payslip({ employeeId: saudi, socialInsurance: 900 })))).socialInsurance).toBe(900);
+      // The share is a percentage: 30 is refused, in the caller's language.
+      const e = expectError(await api.post('/api/v1/employees', { fullName: 'X', jobTitle: 'Y', joinDate: '2020-01-01', gosiEmployeeRate: 30 }), 400, 'VALIDATION_ERROR');
+      expect(e.details[0]).toMatchObject({ pointer: '/gosiEmployeeRate', rule: 'maximum' });
+    });
+
     it('refuses a negative net pay', async () => {
       const e = expectError(await api.post('/api/v1/payslips', payslip({ basicSalary: 1_000, housingAllowance: 0, socialInsurance: 975, otherDeductions: 500 })), 400, 'VALIDATION_ERROR');
       expect(e.details).toEqual([expect.objectContaining({ pointer: '/netPay', rule: 'validation', message: 'Deductions cannot exceed the pay: the net pay would be negative' })]);
