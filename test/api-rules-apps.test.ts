@@ -1,6 +1,7 @@
 // The first-party apps' rules, driven through the API alone with the numbers the business gives:
-// payroll (net pay, a period in order, locked payslips, the Saudi end-of-service award), time off
-// (days counted from the dates, a rejection with its reason) and CRM (a lost reason required, a
+// payroll (net pay, GOSI from the employee's share, a period in order, locked payslips, the Saudi
+// end-of-service award), time off (days counted from the dates, the Labour Law's days allocated, a
+// rejection with its reason) and CRM (a lost reason required, a
 // won deal at 100 %), a payroll run's totals kept by its payslips, and a construction contract
 // whose recorded costs pass its value (the overrun event fired by that computation, not by a
 // typed status). On SQLite, and again on PostgreSQL (vitest.config.ts's `onPostgres`).
@@ -207,6 +208,27 @@ describe('the apps do their business', () => {
       expectError(await api.post('/api/v1/leave-requests', request({ days: 300 })), 400, 'VALIDATION_ERROR');
       const half = expectError(await api.post('/api/v1/leave-requests', request({ halfDay: true })), 400, 'VALIDATION_ERROR');
       expect(half.details[0]).toMatchObject({ pointer: '/halfDay' });
+    });
+
+    it("allocates the Labour Law's days when none are sent: annual 21, or 30 after five years of service; sick 120, Hajj 10, marriage 5, paternity 3", async () => {
+      const allocate = async (over: Record<string, unknown>) => api.post('/api/v1/leave-allocations', { employeeId, leaveType: 'annual', validFrom: '2026-01-01', validTo: '2026-12-31', ...over });
+      const days = async (over: Record<string, unknown>) => {
+        const res = await allocate(over);
+        expect(res.statusCode, res.body).toBe(201);
+        return res.json().data.days;
+      };
+      // Sara joined on 2019-01-01: seven years of service by 2026.
+      expect(await days({})).toBe(30);
+      const newcomer = (await created(api.post('/api/v1/employees', { fullName: 'Khalid Al-Dosari', jobTitle: 'Technician', joinDate: '2023-06-15' }))).id;
+      expect(await days({ employeeId: newcomer })).toBe(21);
+      // His fifth anniversary, to the day, is the first day of 30.
+      expect(await days({ employeeId: newcomer, validFrom: '2028-06-14', validTo: '2029-06-13' })).toBe(21);
+      expect(await days({ employeeId: newcomer, validFrom: '2028-06-15', validTo: '2029-06-14' })).toBe(30);
+      expect([await days({ leaveType: 'sick' }), await days({ leaveType: 'hajj' }), await days({ leaveType: 'marriage' }), await days({ leaveType: 'paternity' })]).toEqual([120, 10, 5, 3]);
+      // What is sent stays; a type the law gives no number of days must be sent its days.
+      expect(await days({ days: 25 })).toBe(25);
+      const e = expectError(await allocate({ leaveType: 'unpaid' }), 400, 'VALIDATION_ERROR');
+      expect(e.details).toEqual([expect.objectContaining({ pointer: '/days', rule: 'required' })]);
     });
 
     it('rejects with a reason, kept on the request, which is then locked', async () => {
