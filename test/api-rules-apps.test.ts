@@ -1,7 +1,7 @@
 // The first-party apps' rules, driven through the API alone with the numbers the business gives:
 // payroll (net pay, GOSI from the employee's share, a period in order, locked payslips, the Saudi
-// end-of-service award), time off (days counted from the dates, the Labour Law's days allocated, a
-// rejection with its reason) and CRM (a lost reason required, a
+// end-of-service award), time off (days counted from the dates, the Labour Law's days allocated, Hajj
+// leave after two years of service, a rejection with its reason) and CRM (a lost reason required, a
 // won deal at 100 %), a payroll run's totals kept by its payslips, and a construction contract
 // whose recorded costs pass its value (the overrun event fired by that computation, not by a
 // typed status). On SQLite, and again on PostgreSQL (vitest.config.ts's `onPostgres`).
@@ -229,6 +229,18 @@ describe('the apps do their business', () => {
       expect(await days({ days: 25 })).toBe(25);
       const e = expectError(await allocate({ leaveType: 'unpaid' }), 400, 'VALIDATION_ERROR');
       expect(e.details).toEqual([expect.objectContaining({ pointer: '/days', rule: 'required' })]);
+    });
+
+    it('grants Hajj leave from two years of service, counted to its first day (art. 114), in both languages', async () => {
+      const joined = (await created(api.post('/api/v1/employees', { fullName: 'Majed Al-Shehri', jobTitle: 'Driver', joinDate: '2024-05-20' }))).id;
+      const hajj = (startDate: string, endDate: string) => ({ employeeId: joined, leaveType: 'hajj', startDate, endDate });
+      const en = expectError(await api.post('/api/v1/leave-requests', hajj('2026-05-19', '2026-05-28')), 400, 'VALIDATION_ERROR');
+      expect(en.details).toEqual([expect.objectContaining({ pointer: '/leaveType', rule: 'validation', message: 'Hajj leave is for an employee with two years of service when it starts (Labour Law, art. 114)' })]);
+      const ar = expectError(await api.post('/api/v1/leave-requests', hajj('2026-05-19', '2026-05-28'), { 'accept-language': 'ar' }), 400, 'VALIDATION_ERROR');
+      expect(ar.details[0].message).toMatch(ARABIC);
+      expect((await created(api.post('/api/v1/leave-requests', hajj('2026-05-20', '2026-05-29')))).days).toBe(10);
+      // Other leave is not held to it.
+      expect((await created(api.post('/api/v1/leave-requests', { ...hajj('2026-01-04', '2026-01-05'), leaveType: 'annual' }))).days).toBe(2);
     });
 
     it('rejects with a reason, kept on the request, which is then locked', async () => {
