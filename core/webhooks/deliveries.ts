@@ -314,15 +314,15 @@ export class Deliveries {
     if (!rows.length) return direct;
     const lease = { token, until: untilMs };
     const made: NewDelivery[] = rows.map((r) => {
-      const id = newSortableId('dlv', nowMs);
+      const pending = { id: newSortableId('dlv', nowMs), ...r };
       const left = room.get(r.endpointId) ?? 0;
-      if (left <= 0) return { id, companyId: r.companyId, endpointId: r.endpointId, eventId: r.eventId, topic: r.topic };
+      if (left <= 0) return pending;
       room.set(r.endpointId, left - 1);
       const of = direct.get(r.endpointId);
-      const row = { id, event_id: r.eventId, topic: r.topic, attempts: 0, deferrals: 0 };
+      const row = { id: pending.id, event_id: r.eventId, topic: r.topic, attempts: 0, deferrals: 0 };
       if (of) of.push(row);
       else direct.set(r.endpointId, [row]);
-      return { id, companyId: r.companyId, endpointId: r.endpointId, eventId: r.eventId, topic: r.topic, lease };
+      return { ...pending, lease };
     });
     const written = await this.repo.insertMany(made, nowMs, isoNow(nowMs));
     if (written < made.length && direct.size) {
