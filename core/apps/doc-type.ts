@@ -560,10 +560,10 @@ export class DocType {
     // A derived value, not a person's change: the row and the events that watch a field it moves
     // (a `change` topic, with its `when`); no audit entry, no update event, no hooks. The child's
     // write, audited and evented, says what moved it.
-    const next: DocRow = { ...row, data, updated_at: isoNow(this.deps.clock.now()) };
-    await this.deps.table.update(caller.company.id, next);
+    const updatedAt = isoNow(this.deps.clock.now());
+    await this.deps.table.updateData(caller.company.id, id, data, updatedAt);
     if (!this.watchesChanges && !this.deps.aggregatedBy?.length) return;
-    const after: Doc = { ...previous, ...doc, updatedAt: next.updated_at };
+    const after: Doc = { ...previous, ...doc, updatedAt };
     if (this.watchesChanges) await this.emit(w, 'derived', after, previous, undefined, caller);
     if (this.deps.aggregatedBy?.length) await this.followAggregates(w, caller, previous, after);
   }

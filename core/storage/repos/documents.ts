@@ -146,6 +146,14 @@ export class DocumentTable {
     ]);
   }
 
+  /**
+   * A body and its time, the state left as it is (a parent's totals moved by a child's write):
+   * the indexes on the state and its time are not rewritten.
+   */
+  updateData(companyId: string, id: string, data: string, updatedAt: string): Promise<unknown> {
+    return this.db.run(`UPDATE ${this.t} SET data = ?, updated_at = ? WHERE company_id = ? AND id = ?`, [data, updatedAt, companyId, id]);
+  }
+
   async remove(companyId: string, id: string): Promise<void> {
     await this.db.run(`DELETE FROM ${this.t} WHERE company_id = ? AND id = ?`, [companyId, id]);
   }
