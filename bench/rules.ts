@@ -1,6 +1,6 @@
 // Creating payroll and invoicing documents with the manifests' rules against the same creates
 // with the rules switched off, in the same run: payslips (gross, deductions and net pay computed,
-// validations reading the employee and the run through `ref`, a default, and the run's four
+// validations reading the employee and the run through `ref`, defaults, and the run's five
 // totals moved in the same unit of work), end-of-service settlements (three computed fields in
 // dependency order, a validation) and invoices (two lines, 15 % VAT and a zero-rated export:
 // the app's hooks price the lines, the rules total them and check the exemption codes). "Off" is
@@ -79,7 +79,13 @@ function bodies(s: Subject, rules: boolean): { url: string; body: unknown; check
   const invoice = { customerId: s.customerId, date: '2026-01-10', dueDate: '2026-02-09', lines };
   const typed = <T>(body: T, computed: Record<string, unknown>) => (rules ? body : { ...body, ...computed });
   return [
-    { url: '/api/v1/payslips', body: typed(slip, { grossPay: 13_000, totalDeductions: 975, netPay: 12_025, paymentMethod: 'bank_transfer' }), check: (d) => d.netPay === 12_025 },
+    // The bench employee has no GOSI shares recorded: the employer's share proposed from the absent
+    // rate (counted as 0) is 0, which the host without rules is sent.
+    {
+      url: '/api/v1/payslips',
+      body: typed(slip, { grossPay: 13_000, totalDeductions: 975, netPay: 12_025, paymentMethod: 'bank_transfer', employerSocialInsurance: 0 }),
+      check: (d) => d.netPay === 12_025 && d.employerSocialInsurance === 0,
+    },
     { url: '/api/v1/eos-settlements', body: typed(eos, { fullAward: 45_000, gratuity: 30_000, totalPayable: 30_000 }), check: (d) => d.gratuity === 30_000 },
     { url: '/api/v1/invoices', body: typed(invoice, { subtotal: 550.5, taxTotal: 45, total: 595.5, balanceDue: 595.5 }), check: (d) => d.total === 595.5 && d.balanceDue === 595.5 },
   ];

@@ -1,5 +1,5 @@
 // The first-party apps' rules, driven through the API alone with the numbers the business gives:
-// payroll (net pay, GOSI from the employee's share, a period in order, locked payslips, the Saudi
+// payroll (net pay, GOSI from the employee's and the employer's shares, a period in order, locked payslips, the Saudi
 // end-of-service award), time off (days counted from the dates, the Labour Law's days allocated, Hajj
 // leave after two years of service, a rejection with its reason) and CRM (a lost reason required, a
 // won deal at 100 %), a payroll run's totals kept by its payslips, and a construction contract
@@ -49,30 +49,39 @@ describe('the apps do their business', () => {
       expect(typed.details[0]).toMatchObject({ pointer: '/netPay', rule: 'additionalProperties' });
     });
 
-    it("proposes GOSI from the employee's share of basic + housing, the wage taken between 1,500 and 45,000 SAR; a typed amount stays", async () => {
-      const person = async (fullName: string, gosiEmployeeRate?: number) =>
-        (await created(api.post('/api/v1/employees', { fullName, jobTitle: 'Engineer', joinDate: '2020-01-01', ...(gosiEmployeeRate === undefined ? {} : { gosiEmployeeRate }) }))).id;
+    it("proposes GOSI from the employee's and the employer's shares of basic + housing, the wage taken between 1,500 and 45,000 SAR; the employer's is no deduction; a typed amount stays", async () => {
+      const person = async (fullName: string, gosiEmployeeRate?: number, gosiEmployerRate?: number) =>
+        (await created(api.post('/api/v1/employees', { fullName, jobTitle: 'Engineer', joinDate: '2020-01-01', ...(gosiEmployeeRate === undefined ? {} : { gosiEmployeeRate }), ...(gosiEmployerRate === undefined ? {} : { gosiEmployerRate }) }))).id;
       const slip = async (employee: string, pay: Record<string, unknown>) => {
         const { socialInsurance: _, ...body } = payslip({ employeeId: employee, ...pay });
         return created(api.post('/api/v1/payslips', body));
       };
-      // A Saudi registered before July 2024: 9.75 % of 10,000 + 2,500 = 1,218.75; net 12,500 − 1,218.75.
-      const saudi = await person('Abdullah Al-Qahtani', 9.75);
-      expect(await slip(saudi, { basicSalary: 10_000, housingAllowance: 2_500 })).toMatchObject({ socialInsurance: 1_218.75, totalDeductions: 1_218.75, netPay: 11_281.25 });
-      // Above the ceiling: 40,000 + 10,000 counts as 45,000, 9.75 % = 4,387.50.
+      // A Saudi registered before July 2024: the employee 9.75 % of 10,000 + 2,500 = 1,218.75, net 12,500 − 1,218.75;
+      // the employer 11.75 % (annuities 9 + SANED 0.75 + occupational hazards 2) = 1,468.75, a cost that leaves net pay alone.
+      const saudi = await person('Abdullah Al-Qahtani', 9.75, 11.75);
+      expect(await slip(saudi, { basicSalary: 10_000, housingAllowance: 2_500 })).toMatchObject({
+        socialInsurance: 1_218.75, employerSocialInsurance: 1_468.75, grossPay: 12_500, totalDeductions: 1_218.75, netPay: 11_281.25,
+      });
+      // Above the ceiling: 40,000 + 10,000 counts as 45,000, 9.75 % = 4,387.50; so does a basic of 50,000, and the employer's 11.75 % of it is 5,287.50.
       expect((await slip(saudi, { basicSalary: 40_000, housingAllowance: 10_000 })).socialInsurance).toBe(4_387.5);
-      // Below the floor: 1,000 counts as 1,500, 9.75 % = 146.25.
-      expect((await slip(saudi, { basicSalary: 1_000, housingAllowance: 0 })).socialInsurance).toBe(146.25);
-      // Registered under the 2024 law, in its second year of steps (annuities 10 % + SANED 0.75 %): 10.75 % of 8,000 + 2,000 = 1,075.
-      expect((await slip(await person('Noura Al-Otaibi', 10.75), { basicSalary: 8_000, housingAllowance: 2_000 })).socialInsurance).toBe(1_075);
-      // A non-Saudi pays no employee share; an employee with no share recorded pays none either.
-      expect((await slip(await person('Ravi Kumar', 0), { basicSalary: 6_000, housingAllowance: 1_500 })).socialInsurance).toBe(0);
-      expect((await slip(await person('Unrecorded'), { basicSalary: 6_000, housingAllowance: 1_500 })).netPay).toBe(7_500);
+      expect(await slip(saudi, { basicSalary: 50_000, housingAllowance: 0 })).toMatchObject({ socialInsurance: 4_387.5, employerSocialInsurance: 5_287.5, netPay: 45_612.5 });
+      // Below the floor: 1,000 counts as 1,500, 9.75 % = 146.25, 11.75 % = 176.25.
+      expect(await slip(saudi, { basicSalary: 1_000, housingAllowance: 0 })).toMatchObject({ socialInsurance: 146.25, employerSocialInsurance: 176.25 });
+      // Registered under the 2024 law, in its second year of steps (annuities 10 % each + SANED 0.75 % each, hazards 2 % the employer's):
+      // 10.75 % of 8,000 + 2,000 = 1,075 and 12.75 % = 1,275.
+      expect(await slip(await person('Noura Al-Otaibi', 10.75, 12.75), { basicSalary: 8_000, housingAllowance: 2_000 })).toMatchObject({ socialInsurance: 1_075, employerSocialInsurance: 1_275 });
+      // A non-Saudi pays no employee share; the employer pays occupational hazards, 2 % of 12,500 = 250.00, and net pay is the whole 12,500.
+      expect(await slip(await person('Ravi Kumar', 0, 2), { basicSalary: 10_000, housingAllowance: 2_500 })).toMatchObject({ socialInsurance: 0, employerSocialInsurance: 250, netPay: 12_500 });
+      // An employee with no shares recorded: none proposed (the absent rate counts as 0).
+      expect(await slip(await person('Unrecorded'), { basicSalary: 6_000, housingAllowance: 1_500 })).toMatchObject({ employerSocialInsurance: 0, netPay: 7_500 });
       // What the payroll officer types is kept.
-      expect((await created(api.post('/api/v1/payslips', payslip({ employeeId: saudi, socialInsurance: 900 })))).socialInsurance).toBe(900);
-      // The share is a percentage: 30 is refused, in the caller's language.
+      expect(await created(api.post('/api/v1/payslips', payslip({ employeeId: saudi, socialInsurance: 900, employerSocialInsurance: 1_000 })))).toMatchObject({ socialInsurance: 900, employerSocialInsurance: 1_000, netPay: 11_600 });
+      // The shares are percentages: 30 is refused, in the caller's language.
       const e = expectError(await api.post('/api/v1/employees', { fullName: 'X', jobTitle: 'Y', joinDate: '2020-01-01', gosiEmployeeRate: 30 }), 400, 'VALIDATION_ERROR');
       expect(e.details[0]).toMatchObject({ pointer: '/gosiEmployeeRate', rule: 'maximum' });
+      const er = expectError(await api.post('/api/v1/employees', { fullName: 'X', jobTitle: 'Y', joinDate: '2020-01-01', gosiEmployerRate: 30 }, { 'accept-language': 'ar' }), 400, 'VALIDATION_ERROR');
+      expect(er.details).toEqual([expect.objectContaining({ pointer: '/gosiEmployerRate', rule: 'maximum' })]);
+      expect(er.message).toMatch(ARABIC);
     });
 
     it('refuses a negative net pay', async () => {
@@ -105,7 +114,7 @@ describe('the apps do their business', () => {
       it('three payslips: headcount 3, gross 26,083.93, deductions 2,175.00, net 23,908.93; moved and cancelled payslips move them', async () => {
         const feb = await newRun('2026-02', '2026-02-01', '2026-02-28');
         const mar = await newRun('2026-03', '2026-03-01', '2026-03-31');
-        expect(await getRun(feb.id)).toMatchObject({ employeeCount: 0, grossTotal: 0, deductionsTotal: 0, netTotal: 0 });
+        expect(await getRun(feb.id)).toMatchObject({ employeeCount: 0, grossTotal: 0, deductionsTotal: 0, netTotal: 0, employerSocialInsuranceTotal: 0 });
         // 10,000 + 2,500 − 975 = 11,525.00
         const a = await created(api.post('/api/v1/payslips', payslip({ runId: feb.id })));
         // 7,000 + 1,750 + 500.50 − 682.50 − 517.50 = 8,050.50
@@ -125,6 +134,45 @@ describe('the apps do their business', () => {
         expect(await getRun(feb.id)).toMatchObject({ employeeCount: 1, grossTotal: 12_500, deductionsTotal: 975, netTotal: 11_525 });
         // The totals are the payroll's to keep: a client that types one is refused.
         expectError(await api.patch(`/api/v1/payroll-runs/${feb.id}`, { netTotal: 50 }), 400, 'VALIDATION_ERROR');
+      });
+
+      it("the employer's GOSI: 1,468.75 + 1,028.13 + 80.00 = 2,576.88 beside net 23,178.22; moved, cancelled and deleted payslips move it", async () => {
+        const aug = await newRun('2026-08', '2026-08-01', '2026-08-31');
+        const sep = await newRun('2026-09', '2026-09-01', '2026-09-30');
+        const person = async (fullName: string, gosiEmployeeRate: number, gosiEmployerRate: number) =>
+          (await created(api.post('/api/v1/employees', { fullName, jobTitle: 'Engineer', joinDate: '2020-01-01', gosiEmployeeRate, gosiEmployerRate }))).id;
+        const saudi = await person('Khalid Al-Dossari', 9.75, 11.75);
+        const expat = await person('Joseph Mathew', 0, 2);
+        const slip = async (over: Record<string, unknown>) => {
+          const { socialInsurance: _, ...body } = payslip({ runId: aug.id, ...over });
+          return created(api.post('/api/v1/payslips', body));
+        };
+        // 12,500 × 11.75 % = 1,468.75 (the employee's 9.75 % = 1,218.75, net 11,281.25)
+        const a = await slip({ employeeId: saudi });
+        // 8,750 × 11.75 % = 1,028.125 → 1,028.13 (the employee's 853.125 → 853.13, net 7,896.87)
+        const b = await slip({ employeeId: saudi, basicSalary: 7_000, housingAllowance: 1_750 });
+        // 4,000.10 × 2 % = 80.002 → 80.00 (no employee share, net 4,000.10)
+        const c = await slip({ employeeId: expat, basicSalary: 4_000.1, housingAllowance: 0 });
+        expect([a.employerSocialInsurance, b.employerSocialInsurance, c.employerSocialInsurance]).toEqual([1_468.75, 1_028.13, 80]);
+        expect([a.netPay, b.netPay, c.netPay]).toEqual([11_281.25, 7_896.87, 4_000.1]);
+        // Gross 25,250.10 − deductions 2,071.88 (the employees' shares) = net 23,178.22: the employer's 2,576.88 is not taken from it.
+        expect(await getRun(aug.id)).toMatchObject({ employeeCount: 3, grossTotal: 25_250.1, deductionsTotal: 2_071.88, netTotal: 23_178.22, employerSocialInsuranceTotal: 2_576.88 });
+        // The expatriate's payslip belongs to September: his 80.00 goes with it.
+        expect((await api.patch(`/api/v1/payslips/${c.id}`, { runId: sep.id })).statusCode).toBe(200);
+        expect(await getRun(aug.id)).toMatchObject({ employeeCount: 2, employerSocialInsuranceTotal: 2_496.88 });
+        expect(await getRun(sep.id)).toMatchObject({ employeeCount: 1, employerSocialInsuranceTotal: 80 });
+        // A corrected amount moves the total by the difference: 1,028.13 → 1,000.00.
+        expect((await api.patch(`/api/v1/payslips/${b.id}`, { employerSocialInsurance: 1_000 })).json().data.employerSocialInsurance).toBe(1_000);
+        expect((await getRun(aug.id)).employerSocialInsuranceTotal).toBe(2_468.75);
+        // A cancelled payslip counts no more, a confirmed one still does, a deleted one is gone.
+        await api.post(`/api/v1/payslips/${b.id}/cancel`);
+        await api.post(`/api/v1/payslips/${a.id}/confirm`);
+        expect(await getRun(aug.id)).toMatchObject({ employeeCount: 1, netTotal: 11_281.25, employerSocialInsuranceTotal: 1_468.75 });
+        expect((await api.delete(`/api/v1/payslips/${c.id}`)).statusCode).toBe(200);
+        expect(await getRun(sep.id)).toMatchObject({ employeeCount: 0, employerSocialInsuranceTotal: 0 });
+        // The total is the payroll's to keep: a client that types it is refused.
+        const typed = expectError(await api.patch(`/api/v1/payroll-runs/${aug.id}`, { employerSocialInsuranceTotal: 50 }), 400, 'VALIDATION_ERROR');
+        expect(typed.details[0]).toMatchObject({ pointer: '/employerSocialInsuranceTotal', rule: 'additionalProperties' });
       });
 
       it('an approved run refuses a payslip that would move its totals, naming the run, and keeps nothing of it', async () => {
