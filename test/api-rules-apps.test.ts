@@ -1,10 +1,11 @@
 // The first-party apps' rules, driven through the API alone with the numbers the business gives:
 // payroll (net pay, GOSI from the employee's share, a period in order, locked payslips, the Saudi
 // end-of-service award), time off (days counted from the dates, the Labour Law's days allocated, Hajj
-// leave after two years of service, a rejection with its reason) and CRM (a lost reason required, a
-// won deal at 100 %), a payroll run's totals kept by its payslips, and a construction contract
-// whose recorded costs pass its value (the overrun event fired by that computation, not by a
-// typed status). On SQLite, and again on PostgreSQL (vitest.config.ts's `onPostgres`).
+// leave after two years of service and once in it, a rejection with its reason) and CRM (a lost
+// reason required, a won deal at 100 %), a payroll run's totals kept by its payslips, and a
+// construction contract whose recorded costs pass its value (the overrun event fired by that
+// computation, not by a typed status). On SQLite, and again on PostgreSQL (vitest.config.ts's
+// `onPostgres`).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Host } from '../core/host.ts';
 import { firstPartySources } from '../core/apps/app-source.ts';
@@ -241,6 +242,54 @@ describe('the apps do their business', () => {
       expect((await created(api.post('/api/v1/leave-requests', hajj('2026-05-20', '2026-05-29')))).days).toBe(10);
       // Other leave is not held to it.
       expect((await created(api.post('/api/v1/leave-requests', { ...hajj('2026-01-04', '2026-01-05'), leaveType: 'annual' }))).days).toBe(2);
+    });
+
+    it("grants Hajj leave once in the employee's service (art. 114): a second request is refused while one holds, a rejected or cancelled one does not count", async () => {
+      const person = async (fullName: string) => (await created(api.post('/api/v1/employees', { fullName, jobTitle: 'Engineer', joinDate: '2023-03-01' }))).id;
+      const omar = await person('Omar Al-Ghamdi');
+      const hajj = (employee: string, startDate = '2026-05-24', endDate = '2026-06-02') => ({ employeeId: employee, leaveType: 'hajj', startDate, endDate });
+      // Three years of service: a first request, rejected, and a second, cancelled, leave him his Hajj leave.
+      const rejected = await created(api.post('/api/v1/leave-requests', hajj(omar)));
+      expect((await api.post(`/api/v1/leave-requests/${rejected.id}/reject`, { reason: 'Peak season' })).json().data.state).toBe('rejected');
+      const cancelled = await created(api.post('/api/v1/leave-requests', hajj(omar)));
+      expect((await api.post(`/api/v1/leave-requests/${cancelled.id}/cancel`)).json().data.state).toBe('cancelled');
+      const taken = await created(api.post('/api/v1/leave-requests', hajj(omar)));
+      expect(taken.days).toBe(10);
+      expect((await api.post(`/api/v1/leave-requests/${taken.id}/approve`)).json().data.state).toBe('approved');
+      // A second Hajj leave, another year, is refused: the host's uniqueness conflict, naming the approved one.
+      const again = expectError(await api.post('/api/v1/leave-requests', hajj(omar, '2027-05-13', '2027-05-22')), 409, 'CONFLICT');
+      expect(again.details).toEqual([{ reason: 'unique', field: 'leaveType', pointer: '/leaveType', value: 'hajj', other: taken.id, within: 'employeeId', parent: omar }]);
+      expect(again.message).toContain(taken.id);
+      const ar = expectError(await api.post('/api/v1/leave-requests', hajj(omar, '2027-05-13', '2027-05-22'), { 'accept-language': 'ar' }), 409, 'CONFLICT');
+      expect(ar.message).toMatch(ARABIC);
+      // Nor can other leave be turned into Hajj leave; other leave types repeat.
+      const annual = await created(api.post('/api/v1/leave-requests', { ...hajj(omar, '2027-05-13', '2027-05-22'), leaveType: 'annual' }));
+      expect((await created(api.post('/api/v1/leave-requests', { ...hajj(omar, '2027-08-01', '2027-08-05'), leaveType: 'annual' }))).days).toBe(5);
+      const turned = expectError(await api.patch(`/api/v1/leave-requests/${annual.id}`, { leaveType: 'hajj' }), 409, 'CONFLICT');
+      expect(turned.details[0]).toMatchObject({ reason: 'unique', field: 'leaveType', other: taken.id });
+      // A colleague takes his own.
+      expect((await created(api.post('/api/v1/leave-requests', hajj(await person('Yousef Al-Malki'))))).days).toBe(10);
+      // A pending request holds too, until it is rejected.
+      const salem = await person('Salem Al-Subaie');
+      const pending = await created(api.post('/api/v1/leave-requests', hajj(salem)));
+      expect(expectError(await api.post('/api/v1/leave-requests', hajj(salem)), 409, 'CONFLICT').details[0]).toMatchObject({ other: pending.id });
+      await api.post(`/api/v1/leave-requests/${pending.id}/reject`, { reason: 'Overlaps the audit' });
+      expect((await created(api.post('/api/v1/leave-requests', hajj(salem)))).state).toBe('to_approve');
+    });
+
+    it('refuses in the manifest a Hajj-once rule naming a leave type it does not have, at its pointer', () => {
+      const manifest = structuredClone(firstPartySources().find((s) => s.manifest.id === 'time-off')!.manifest);
+      const leaveType = manifest.documentTypes![0].fields.find((f) => f.name === 'leaveType')!;
+      expect(leaveType.uniqueValues).toEqual(['hajj']);
+      const i = manifest.documentTypes![0].fields.indexOf(leaveType);
+      leaveType.uniqueValues = ['hajj', 'umrah'];
+      expect(checkManifest(manifest).problems).toEqual([expect.objectContaining({ pointer: `/documentTypes/0/fields/${i}/uniqueValues/1`, rule: 'enum' })]);
+      delete leaveType.uniqueWithin;
+      leaveType.uniqueValues = ['hajj'];
+      expect(checkManifest(manifest).problems.map((p) => [p.pointer, p.rule])).toEqual([
+        [`/documentTypes/0/fields/${i}/uniqueExceptIn`, 'unique'],
+        [`/documentTypes/0/fields/${i}/uniqueValues`, 'unique'],
+      ]);
     });
 
     it('rejects with a reason, kept on the request, which is then locked', async () => {
