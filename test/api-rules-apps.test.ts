@@ -1,11 +1,11 @@
 // The first-party apps' rules, driven through the API alone with the numbers the business gives:
 // payroll (net pay, GOSI from the employee's share, a period in order, locked payslips, the Saudi
-// end-of-service award), time off (days counted from the dates, the Labour Law's days allocated, Hajj
-// leave after two years of service and once in it, a rejection with its reason) and CRM (a lost
-// reason required, a won deal at 100 %), a payroll run's totals kept by its payslips, and a
-// construction contract whose recorded costs pass its value (the overrun event fired by that
-// computation, not by a typed status). On SQLite, and again on PostgreSQL (vitest.config.ts's
-// `onPostgres`).
+// end-of-service award), time off (days counted from the dates, the Labour Law's days allocated and
+// prorated in the year of the fifth anniversary, Hajj leave after two years of service and once in
+// it, a rejection with its reason) and CRM (a lost reason required, a won deal at 100 %), a payroll
+// run's totals kept by its payslips, and a construction contract whose recorded costs pass its
+// value (the overrun event fired by that computation, not by a typed status). On SQLite, and again
+// on PostgreSQL (vitest.config.ts's `onPostgres`).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Host } from '../core/host.ts';
 import { firstPartySources } from '../core/apps/app-source.ts';
@@ -222,14 +222,39 @@ describe('the apps do their business', () => {
       expect(await days({})).toBe(30);
       const newcomer = (await created(api.post('/api/v1/employees', { fullName: 'Khalid Al-Dosari', jobTitle: 'Technician', joinDate: '2023-06-15' }))).id;
       expect(await days({ employeeId: newcomer })).toBe(21);
-      // His fifth anniversary, to the day, is the first day of 30.
-      expect(await days({ employeeId: newcomer, validFrom: '2028-06-14', validTo: '2029-06-13' })).toBe(21);
+      // His fifth anniversary, 2028-06-15: 21 for a year ending the day before, 30 for one starting on it.
+      expect(await days({ employeeId: newcomer, validFrom: '2027-06-15', validTo: '2028-06-14' })).toBe(21);
       expect(await days({ employeeId: newcomer, validFrom: '2028-06-15', validTo: '2029-06-14' })).toBe(30);
       expect([await days({ leaveType: 'sick' }), await days({ leaveType: 'hajj' }), await days({ leaveType: 'marriage' }), await days({ leaveType: 'paternity' })]).toEqual([120, 10, 5, 3]);
       // What is sent stays; a type the law gives no number of days must be sent its days.
       expect(await days({ days: 25 })).toBe(25);
       const e = expectError(await allocate({ leaveType: 'unpaid' }), 400, 'VALIDATION_ERROR');
       expect(e.details).toEqual([expect.objectContaining({ pointer: '/days', rule: 'required' })]);
+    });
+
+    it('prorates annual leave in the year of the fifth anniversary: 21 days a year before it, 30 from it (art. 109), to the nearest half day', async () => {
+      const joined = async (joinDate: string) => (await created(api.post('/api/v1/employees', { fullName: `Joined ${joinDate}`, jobTitle: 'Analyst', joinDate }))).id;
+      const days = async (employee: string, validFrom: string, validTo: string, over: Record<string, unknown> = {}) =>
+        (await created(api.post('/api/v1/leave-allocations', { employeeId: employee, leaveType: 'annual', validFrom, validTo, ...over }))).days;
+      // Joined 2021-07-01, fifth anniversary 2026-07-01: 181 days of 2026 before it (Jan 1–Jun 30), 184 from it.
+      // 21 × 181/365 + 30 × 184/365 = 10.41 + 15.12 = 25.54, to the nearest half day 25.5.
+      const fahad = await joined('2021-07-01');
+      expect(await days(fahad, '2026-01-01', '2026-12-31')).toBe(25.5);
+      // The anniversary after the period: 21; on or before its first day: 30.
+      expect(await days(fahad, '2025-01-01', '2025-12-31')).toBe(21);
+      expect(await days(fahad, '2027-01-01', '2027-12-31')).toBe(30);
+      expect(await days(fahad, '2026-07-01', '2027-06-30')).toBe(30);
+      // Joined 2021-10-01: 21 × 273/365 + 30 × 92/365 = 15.71 + 7.56 = 23.27, nearer 23.5 than 23.
+      expect(await days(await joined('2021-10-01'), '2026-01-01', '2026-12-31')).toBe(23.5);
+      // Joined 2021-04-01: 21 × 90/365 + 30 × 275/365 = 5.18 + 22.60 = 27.78, nearer 28 than 27.5.
+      const early = await joined('2021-04-01');
+      expect(await days(early, '2026-01-01', '2026-12-31')).toBe(28);
+      // A leap year counts 366 days: joined 2023-06-15, period 2027-06-16..2028-06-15 holds the anniversary as its last day,
+      // 21 × 365/366 + 30 × 1/366 = 21.02, so 21.
+      expect(await days(await joined('2023-06-15'), '2027-06-16', '2028-06-15')).toBe(21);
+      // What is typed stays, and the days left follow it.
+      const typed = await created(api.post('/api/v1/leave-allocations', { employeeId: early, leaveType: 'annual', validFrom: '2026-01-01', validTo: '2026-12-31', days: 26 }));
+      expect(typed).toMatchObject({ days: 26, daysLeft: 26 });
     });
 
     it('grants Hajj leave from two years of service, counted to its first day (art. 114), in both languages', async () => {
