@@ -129,6 +129,8 @@ const field = {
     uniqueWithin: { type: 'string', pattern: namePattern },
     /** States whose documents do not hold their unique value (a cancelled booking frees its slot). */
     uniqueExceptIn: states,
+    /** Only these values are held unique; others repeat freely (Hajj leave once per employee, annual leave every year). */
+    uniqueValues: { type: 'array', minItems: 1, uniqueItems: true, items: { type: 'string', minLength: 1 } },
   },
 } as const;
 

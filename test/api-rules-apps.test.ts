@@ -1,8 +1,9 @@
 // The first-party apps' rules, driven through the API alone with the numbers the business gives:
-// payroll (net pay, GOSI from the employee's and the employer's shares, a period in order, locked payslips, the Saudi
-// end-of-service award), time off (days counted from the dates, the Labour Law's days allocated, Hajj
-// leave after two years of service, a rejection with its reason) and CRM (a lost reason required, a
-// won deal at 100 %), a payroll run's totals kept by its payslips, and a construction contract
+// payroll (net pay, GOSI from the employee's and the employer's shares, a period in order, locked
+// payslips, the Saudi end-of-service award), time off (days counted from the dates, the Labour
+// Law's days allocated and prorated in the year of the fifth anniversary, Hajj leave after two
+// years of service and once in it, a rejection with its reason) and CRM (a lost reason required,
+// a won deal at 100 %), a payroll run's totals kept by its payslips, and a construction contract
 // whose recorded costs pass its value (the overrun event fired by that computation, not by a
 // typed status). On SQLite, and again on PostgreSQL (vitest.config.ts's `onPostgres`).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -269,14 +270,39 @@ describe('the apps do their business', () => {
       expect(await days({})).toBe(30);
       const newcomer = (await created(api.post('/api/v1/employees', { fullName: 'Khalid Al-Dosari', jobTitle: 'Technician', joinDate: '2023-06-15' }))).id;
       expect(await days({ employeeId: newcomer })).toBe(21);
-      // His fifth anniversary, to the day, is the first day of 30.
-      expect(await days({ employeeId: newcomer, validFrom: '2028-06-14', validTo: '2029-06-13' })).toBe(21);
+      // His fifth anniversary, 2028-06-15: 21 for a year ending the day before, 30 for one starting on it.
+      expect(await days({ employeeId: newcomer, validFrom: '2027-06-15', validTo: '2028-06-14' })).toBe(21);
       expect(await days({ employeeId: newcomer, validFrom: '2028-06-15', validTo: '2029-06-14' })).toBe(30);
       expect([await days({ leaveType: 'sick' }), await days({ leaveType: 'hajj' }), await days({ leaveType: 'marriage' }), await days({ leaveType: 'paternity' })]).toEqual([120, 10, 5, 3]);
       // What is sent stays; a type the law gives no number of days must be sent its days.
       expect(await days({ days: 25 })).toBe(25);
       const e = expectError(await allocate({ leaveType: 'unpaid' }), 400, 'VALIDATION_ERROR');
       expect(e.details).toEqual([expect.objectContaining({ pointer: '/days', rule: 'required' })]);
+    });
+
+    it('prorates annual leave in the year of the fifth anniversary: 21 days a year before it, 30 from it (art. 109), to the nearest half day', async () => {
+      const joined = async (joinDate: string) => (await created(api.post('/api/v1/employees', { fullName: `Joined ${joinDate}`, jobTitle: 'Analyst', joinDate }))).id;
+      const days = async (employee: string, validFrom: string, validTo: string, over: Record<string, unknown> = {}) =>
+        (await created(api.post('/api/v1/leave-allocations', { employeeId: employee, leaveType: 'annual', validFrom, validTo, ...over }))).days;
+      // Joined 2021-07-01, fifth anniversary 2026-07-01: 181 days of 2026 before it (Jan 1–Jun 30), 184 from it.
+      // 21 × 181/365 + 30 × 184/365 = 10.41 + 15.12 = 25.54, to the nearest half day 25.5.
+      const fahad = await joined('2021-07-01');
+      expect(await days(fahad, '2026-01-01', '2026-12-31')).toBe(25.5);
+      // The anniversary after the period: 21; on or before its first day: 30.
+      expect(await days(fahad, '2025-01-01', '2025-12-31')).toBe(21);
+      expect(await days(fahad, '2027-01-01', '2027-12-31')).toBe(30);
+      expect(await days(fahad, '2026-07-01', '2027-06-30')).toBe(30);
+      // Joined 2021-10-01: 21 × 273/365 + 30 × 92/365 = 15.71 + 7.56 = 23.27, nearer 23.5 than 23.
+      expect(await days(await joined('2021-10-01'), '2026-01-01', '2026-12-31')).toBe(23.5);
+      // Joined 2021-04-01: 21 × 90/365 + 30 × 275/365 = 5.18 + 22.60 = 27.78, nearer 28 than 27.5.
+      const early = await joined('2021-04-01');
+      expect(await days(early, '2026-01-01', '2026-12-31')).toBe(28);
+      // A leap year counts 366 days: joined 2023-06-15, period 2027-06-16..2028-06-15 holds the anniversary as its last day,
+      // 21 × 365/366 + 30 × 1/366 = 21.02, so 21.
+      expect(await days(await joined('2023-06-15'), '2027-06-16', '2028-06-15')).toBe(21);
+      // What is typed stays, and the days left follow it.
+      const typed = await created(api.post('/api/v1/leave-allocations', { employeeId: early, leaveType: 'annual', validFrom: '2026-01-01', validTo: '2026-12-31', days: 26 }));
+      expect(typed).toMatchObject({ days: 26, daysLeft: 26 });
     });
 
     it('grants Hajj leave from two years of service, counted to its first day (art. 114), in both languages', async () => {
@@ -289,6 +315,54 @@ describe('the apps do their business', () => {
       expect((await created(api.post('/api/v1/leave-requests', hajj('2026-05-20', '2026-05-29')))).days).toBe(10);
       // Other leave is not held to it.
       expect((await created(api.post('/api/v1/leave-requests', { ...hajj('2026-01-04', '2026-01-05'), leaveType: 'annual' }))).days).toBe(2);
+    });
+
+    it("grants Hajj leave once in the employee's service (art. 114): a second request is refused while one holds, a rejected or cancelled one does not count", async () => {
+      const person = async (fullName: string) => (await created(api.post('/api/v1/employees', { fullName, jobTitle: 'Engineer', joinDate: '2023-03-01' }))).id;
+      const omar = await person('Omar Al-Ghamdi');
+      const hajj = (employee: string, startDate = '2026-05-24', endDate = '2026-06-02') => ({ employeeId: employee, leaveType: 'hajj', startDate, endDate });
+      // Three years of service: a first request, rejected, and a second, cancelled, leave him his Hajj leave.
+      const rejected = await created(api.post('/api/v1/leave-requests', hajj(omar)));
+      expect((await api.post(`/api/v1/leave-requests/${rejected.id}/reject`, { reason: 'Peak season' })).json().data.state).toBe('rejected');
+      const cancelled = await created(api.post('/api/v1/leave-requests', hajj(omar)));
+      expect((await api.post(`/api/v1/leave-requests/${cancelled.id}/cancel`)).json().data.state).toBe('cancelled');
+      const taken = await created(api.post('/api/v1/leave-requests', hajj(omar)));
+      expect(taken.days).toBe(10);
+      expect((await api.post(`/api/v1/leave-requests/${taken.id}/approve`)).json().data.state).toBe('approved');
+      // A second Hajj leave, another year, is refused: the host's uniqueness conflict, naming the approved one.
+      const again = expectError(await api.post('/api/v1/leave-requests', hajj(omar, '2027-05-13', '2027-05-22')), 409, 'CONFLICT');
+      expect(again.details).toEqual([{ reason: 'unique', field: 'leaveType', pointer: '/leaveType', value: 'hajj', other: taken.id, within: 'employeeId', parent: omar }]);
+      expect(again.message).toContain(taken.id);
+      const ar = expectError(await api.post('/api/v1/leave-requests', hajj(omar, '2027-05-13', '2027-05-22'), { 'accept-language': 'ar' }), 409, 'CONFLICT');
+      expect(ar.message).toMatch(ARABIC);
+      // Nor can other leave be turned into Hajj leave; other leave types repeat.
+      const annual = await created(api.post('/api/v1/leave-requests', { ...hajj(omar, '2027-05-13', '2027-05-22'), leaveType: 'annual' }));
+      expect((await created(api.post('/api/v1/leave-requests', { ...hajj(omar, '2027-08-01', '2027-08-05'), leaveType: 'annual' }))).days).toBe(5);
+      const turned = expectError(await api.patch(`/api/v1/leave-requests/${annual.id}`, { leaveType: 'hajj' }), 409, 'CONFLICT');
+      expect(turned.details[0]).toMatchObject({ reason: 'unique', field: 'leaveType', other: taken.id });
+      // A colleague takes his own.
+      expect((await created(api.post('/api/v1/leave-requests', hajj(await person('Yousef Al-Malki'))))).days).toBe(10);
+      // A pending request holds too, until it is rejected.
+      const salem = await person('Salem Al-Subaie');
+      const pending = await created(api.post('/api/v1/leave-requests', hajj(salem)));
+      expect(expectError(await api.post('/api/v1/leave-requests', hajj(salem)), 409, 'CONFLICT').details[0]).toMatchObject({ other: pending.id });
+      await api.post(`/api/v1/leave-requests/${pending.id}/reject`, { reason: 'Overlaps the audit' });
+      expect((await created(api.post('/api/v1/leave-requests', hajj(salem)))).state).toBe('to_approve');
+    });
+
+    it('refuses in the manifest a Hajj-once rule naming a leave type it does not have, at its pointer', () => {
+      const manifest = structuredClone(firstPartySources().find((s) => s.manifest.id === 'time-off')!.manifest);
+      const leaveType = manifest.documentTypes![0].fields.find((f) => f.name === 'leaveType')!;
+      expect(leaveType.uniqueValues).toEqual(['hajj']);
+      const i = manifest.documentTypes![0].fields.indexOf(leaveType);
+      leaveType.uniqueValues = ['hajj', 'umrah'];
+      expect(checkManifest(manifest).problems).toEqual([expect.objectContaining({ pointer: `/documentTypes/0/fields/${i}/uniqueValues/1`, rule: 'enum' })]);
+      delete leaveType.uniqueWithin;
+      leaveType.uniqueValues = ['hajj'];
+      expect(checkManifest(manifest).problems.map((p) => [p.pointer, p.rule])).toEqual([
+        [`/documentTypes/0/fields/${i}/uniqueExceptIn`, 'unique'],
+        [`/documentTypes/0/fields/${i}/uniqueValues`, 'unique'],
+      ]);
     });
 
     it('rejects with a reason, kept on the request, which is then locked', async () => {

@@ -849,6 +849,8 @@ export class DocType {
       if (value === undefined || value === null || value === '' || typeof value === 'object') continue;
       // In a state that frees the value (cancelled), the document holds none.
       if (state !== undefined && f.uniqueExceptIn?.includes(state)) continue;
+      // A value the rule does not name repeats freely (only Hajj leave is once per employee).
+      if (f.uniqueValues !== undefined && !f.uniqueValues.includes(value as string)) continue;
       const equals: [string, string | number | boolean][] = [[f.name, value as string | number | boolean]];
       const parent = f.uniqueWithin !== undefined ? doc[f.uniqueWithin] : undefined;
       if (f.uniqueWithin !== undefined) {

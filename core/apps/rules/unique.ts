@@ -1,6 +1,7 @@
 // Unique fields: `unique: true` (once per company) or `uniqueWithin: "<reference field>"` (once per
 // parent, a cheque number once per book), but for documents in the states `uniqueExceptIn` names
-// (a cancelled booking frees its slot). The check runs in the write's transaction under a lock
+// (a cancelled booking frees its slot), and, with `uniqueValues`, only for those values (Hajj leave
+// once per employee, other leave as often as granted). The check runs in the write's transaction under a lock
 // named for the value (doc-type.ts), so two concurrent writes of one value cannot both pass.
 import type { DocumentTypeDecl } from '../../../manifests/manifest.schema.ts';
 
@@ -24,6 +25,18 @@ export function uniqueProblems(dt: DocumentTypeDecl, at: string): { pointer: str
     f.uniqueExceptIn.forEach((st, j) => {
       if (!(dt.states ?? []).includes(st)) out.push({ pointer: `${pointer}/${j}`, rule: 'state', message: `"${st}" is not a state of ${dt.name}` });
     });
+  });
+  dt.fields.forEach((f, i) => {
+    if (f.uniqueValues === undefined) return;
+    const pointer = `${at}/fields/${i}/uniqueValues`;
+    if (!f.unique && f.uniqueWithin === undefined) out.push({ pointer, rule: 'unique', message: `${f.name} is not unique: uniqueValues goes with unique or uniqueWithin` });
+    // The values are strings: a number's or a reference's (an id of one install) would never match.
+    if (!['string', 'enum', 'date'].includes(f.type)) out.push({ pointer, rule: 'unique', message: `uniqueValues are for a string, enum or date field (${f.name} is ${f.type})` });
+    if (f.type === 'enum') {
+      f.uniqueValues.forEach((v, j) => {
+        if (!(f.values ?? []).includes(v)) out.push({ pointer: `${pointer}/${j}`, rule: 'enum', message: `"${v}" is not one of the values of ${f.name}` });
+      });
+    }
   });
   dt.fields.forEach((f, i) => {
     if ((f.unique || f.uniqueWithin) && (f.type === 'lines' || f.secret)) out.push({ pointer: `${at}/fields/${i}`, rule: 'unique', message: `${f.name} cannot be unique (a lines or secret field)` });
