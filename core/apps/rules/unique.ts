@@ -1,8 +1,9 @@
 // Unique fields: `unique: true` (once per company) or `uniqueWithin: "<reference field>"` (once per
 // parent, a cheque number once per book), but for documents in the states `uniqueExceptIn` names
-// (a cancelled booking frees its slot), and, with `uniqueValues`, only for those values (Hajj leave
-// once per employee, other leave as often as granted). The check runs in the write's transaction under a lock
-// named for the value (doc-type.ts), so two concurrent writes of one value cannot both pass.
+// (a cancelled booking frees its slot), and, with `uniqueValues`, only for those values (Hajj
+// leave once per employee, other leave as often as granted). The check runs in the write's
+// transaction under a lock named for the value (doc-type.ts), so two concurrent writes of one
+// value cannot both pass.
 import type { DocumentTypeDecl } from '../../../manifests/manifest.schema.ts';
 
 /** The lock a uniqueness check holds: one per table, company, field, parent and value. */
