@@ -73,6 +73,8 @@ describe('the apps do their business', () => {
       expect(await slip(await person('Noura Al-Otaibi', 10.75, 12.75), { basicSalary: 8_000, housingAllowance: 2_000 })).toMatchObject({ socialInsurance: 1_075, employerSocialInsurance: 1_275 });
       // A non-Saudi pays no employee share; the employer pays occupational hazards, 2 % of 12,500 = 250.00, and net pay is the whole 12,500.
       expect(await slip(await person('Ravi Kumar', 0, 2), { basicSalary: 10_000, housingAllowance: 2_500 })).toMatchObject({ socialInsurance: 0, employerSocialInsurance: 250, netPay: 12_500 });
+      // Occupational hazards alone start at a 400 wage (GOSI), not the annuities' 1,500: 300 counts as 400, 2 % = 8.00.
+      expect(await slip(await person('Sunil Perera', 0, 2), { basicSalary: 300, housingAllowance: 0 })).toMatchObject({ socialInsurance: 0, employerSocialInsurance: 8, netPay: 300 });
       // An employee with no shares recorded: none proposed (the absent rate counts as 0).
       expect(await slip(await person('Unrecorded'), { basicSalary: 6_000, housingAllowance: 1_500 })).toMatchObject({ employerSocialInsurance: 0, netPay: 7_500 });
       // What the payroll officer types is kept.
