@@ -300,6 +300,11 @@ describe('the apps do their business', () => {
       // A leap year counts 366 days: joined 2023-06-15, period 2027-06-16..2028-06-15 holds the anniversary as its last day,
       // 21 × 365/366 + 30 × 1/366 = 21.02, so 21.
       expect(await days(await joined('2023-06-15'), '2027-06-16', '2028-06-15')).toBe(21);
+      // Joined on 29 February 2020: the fifth anniversary is 28 February 2025 (addYears, as ERPNext's add_years), so a
+      // service year from that day gets 30, and the calendar year 2025 21 × 58/365 + 30 × 307/365 = 28.57, to the half day 28.5.
+      const leapDay = await joined('2020-02-29');
+      expect(await days(leapDay, '2025-02-28', '2026-02-27')).toBe(30);
+      expect(await days(leapDay, '2025-01-01', '2025-12-31')).toBe(28.5);
       // What is typed stays, and the days left follow it.
       const typed = await created(api.post('/api/v1/leave-allocations', { employeeId: early, leaveType: 'annual', validFrom: '2026-01-01', validTo: '2026-12-31', days: 26 }));
       expect(typed).toMatchObject({ days: 26, daysLeft: 26 });
@@ -315,6 +320,14 @@ describe('the apps do their business', () => {
       expect((await created(api.post('/api/v1/leave-requests', hajj('2026-05-20', '2026-05-29')))).days).toBe(10);
       // Other leave is not held to it.
       expect((await created(api.post('/api/v1/leave-requests', { ...hajj('2026-01-04', '2026-01-05'), leaveType: 'annual' }))).days).toBe(2);
+    });
+
+    it('counts the two years of a 29 February joiner to 28 February when the year has no 29th', async () => {
+      const joined = (await created(api.post('/api/v1/employees', { fullName: 'Turki Al-Mutairi', jobTitle: 'Driver', joinDate: '2032-02-29' }))).id;
+      const hajj = (startDate: string, endDate: string) => ({ employeeId: joined, leaveType: 'hajj', startDate, endDate });
+      const early = expectError(await api.post('/api/v1/leave-requests', hajj('2034-02-27', '2034-03-08')), 400, 'VALIDATION_ERROR');
+      expect(early.details).toEqual([expect.objectContaining({ pointer: '/leaveType', rule: 'validation' })]);
+      expect((await created(api.post('/api/v1/leave-requests', hajj('2034-02-28', '2034-03-09')))).days).toBe(10);
     });
 
     it("grants Hajj leave once in the employee's service (art. 114): a second request is refused while one holds, a rejected or cancelled one does not count", async () => {
