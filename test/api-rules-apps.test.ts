@@ -1,11 +1,12 @@
 // The first-party apps' rules, driven through the API alone with the numbers the business gives:
 // payroll (net pay, GOSI from the employee's and the employer's shares, a period in order, locked
 // payslips, the Saudi end-of-service award), time off (days counted from the dates, the Labour
-// Law's days allocated and prorated in the year of the fifth anniversary, Hajj leave after two
-// years of service and once in it, a rejection with its reason) and CRM (a lost reason required,
-// a won deal at 100 %), a payroll run's totals kept by its payslips, and a construction contract
-// whose recorded costs pass its value (the overrun event fired by that computation, not by a
-// typed status). On SQLite, and again on PostgreSQL (vitest.config.ts's `onPostgres`).
+// Law's days allocated and prorated in the year of the fifth anniversary, Hajj leave of 10 to 15
+// days after two years of service and once in it, a rejection with its reason) and CRM (a lost
+// reason required, a won deal at 100 %), a payroll run's totals kept by its payslips, and a
+// construction contract whose recorded costs pass its value (the overrun event fired by that
+// computation, not by a typed status). On SQLite, and again on PostgreSQL (vitest.config.ts's
+// `onPostgres`).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Host } from '../core/host.ts';
 import { firstPartySources } from '../core/apps/app-source.ts';
@@ -328,6 +329,24 @@ describe('the apps do their business', () => {
       const early = expectError(await api.post('/api/v1/leave-requests', hajj('2034-02-27', '2034-03-08')), 400, 'VALIDATION_ERROR');
       expect(early.details).toEqual([expect.objectContaining({ pointer: '/leaveType', rule: 'validation' })]);
       expect((await created(api.post('/api/v1/leave-requests', hajj('2034-02-28', '2034-03-09')))).days).toBe(10);
+    });
+
+    it('grants Hajj leave of 10 to 15 days, Eid al-Adha included (art. 114), and refuses 9 or 16 in both languages', async () => {
+      const joined = (await created(api.post('/api/v1/employees', { fullName: 'Bandar Al-Zahrani', jobTitle: 'Surveyor', joinDate: '2020-01-01' }))).id;
+      const hajj = (endDate: string) => ({ employeeId: joined, leaveType: 'hajj', startDate: '2026-05-20', endDate });
+      const message = { en: 'Hajj leave is 10 to 15 days, Eid al-Adha included (Labour Law, art. 114)', ar: 'إجازة الحج من 10 أيام إلى 15 يومًا، بما فيها عطلة عيد الأضحى (نظام العمل، المادة 114)' };
+      // 20 May to 28 May is 9 days, to 4 June 16.
+      for (const endDate of ['2026-05-28', '2026-06-04'])
+        for (const lang of ['en', 'ar'] as const) {
+          const e = expectError(await api.post('/api/v1/leave-requests', hajj(endDate), { 'accept-language': lang }), 400, 'VALIDATION_ERROR');
+          expect(e.details).toEqual([expect.objectContaining({ pointer: '/days', rule: 'validation', message: message[lang] })]);
+        }
+      const half = expectError(await api.post('/api/v1/leave-requests', { ...hajj('2026-05-20'), halfDay: true }), 400, 'VALIDATION_ERROR');
+      expect(half.details).toEqual([expect.objectContaining({ pointer: '/days', message: message.en })]);
+      // To 31 May: 12 days.
+      expect((await created(api.post('/api/v1/leave-requests', hajj('2026-05-31')))).days).toBe(12);
+      // Other leave of 9 days is not held to it.
+      expect((await created(api.post('/api/v1/leave-requests', { ...hajj('2026-05-28'), leaveType: 'annual' }))).days).toBe(9);
     });
 
     it("grants Hajj leave once in the employee's service (art. 114): a second request is refused while one holds, a rejected or cancelled one does not count", async () => {
