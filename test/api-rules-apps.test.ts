@@ -1,12 +1,12 @@
 // The first-party apps' rules, driven through the API alone with the numbers the business gives:
 // payroll (net pay, GOSI from the employee's and the employer's shares, a period in order, locked
 // payslips, the Saudi end-of-service award), time off (days counted from the dates, the Labour
-// Law's days allocated and prorated in the year of the fifth anniversary, Hajj leave of 10 to 15
-// days after two years of service and once in it, a rejection with its reason) and CRM (a lost
-// reason required, a won deal at 100 %), a payroll run's totals kept by its payslips, and a
-// construction contract whose recorded costs pass its value (the overrun event fired by that
-// computation, not by a typed status). On SQLite, and again on PostgreSQL (vitest.config.ts's
-// `onPostgres`).
+// Law's days allocated and prorated in the year of the fifth anniversary, maternity leave of 84
+// days, Hajj leave of 10 to 15 days after two years of service and once in it, a rejection with
+// its reason) and CRM (a lost reason required, a won deal at 100 %), a payroll run's totals kept
+// by its payslips, and a construction contract whose recorded costs pass its value (the overrun
+// event fired by that computation, not by a typed status). On SQLite, and again on PostgreSQL
+// (vitest.config.ts's `onPostgres`).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Host } from '../core/host.ts';
 import { firstPartySources } from '../core/apps/app-source.ts';
@@ -279,6 +279,20 @@ describe('the apps do their business', () => {
       expect(await days({ days: 25 })).toBe(25);
       const e = expectError(await allocate({ leaveType: 'unpaid' }), 400, 'VALIDATION_ERROR');
       expect(e.details).toEqual([expect.objectContaining({ pointer: '/days', rule: 'required' })]);
+    });
+
+    it('allocates maternity leave of twelve weeks, 84 days (art. 151 as amended from 19 February 2025), drawn on by the leave', async () => {
+      const noura = (await created(api.post('/api/v1/employees', { fullName: 'Noura Al-Otaibi', jobTitle: 'Pharmacist', joinDate: '2022-09-01' }))).id;
+      const allocation = await created(api.post('/api/v1/leave-allocations', { employeeId: noura, leaveType: 'maternity', validFrom: '2026-01-01', validTo: '2026-12-31' }));
+      expect(allocation).toMatchObject({ days: 84, daysLeft: 84 });
+      const leave = (endDate: string) => ({ employeeId: noura, leaveType: 'maternity', startDate: '2026-03-01', endDate, allocationId: allocation.id });
+      // 1 March to 23 May: 31 + 30 + 23 = 84 days; a day more is longer than the allocation.
+      const over = expectError(await api.post('/api/v1/leave-requests', leave('2026-05-24')), 400, 'VALIDATION_ERROR');
+      expect(over.details).toEqual([expect.objectContaining({ pointer: '/days', message: 'The leave is longer than the days left of the allocation' })]);
+      const taken = await created(api.post('/api/v1/leave-requests', leave('2026-05-23')));
+      expect(taken.days).toBe(84);
+      expect((await api.post(`/api/v1/leave-requests/${taken.id}/approve`)).json().data.state).toBe('approved');
+      expect((await api.get(`/api/v1/leave-allocations/${allocation.id}`)).json().data).toMatchObject({ days: 84, daysTaken: 84, daysLeft: 0 });
     });
 
     it('prorates annual leave in the year of the fifth anniversary: 21 days a year before it, 30 from it (art. 109), to the nearest half day', async () => {
