@@ -1,11 +1,12 @@
 // The first-party apps' rules, driven through the API alone with the numbers the business gives:
 // payroll (net pay, GOSI from the employee's and the employer's shares, a period in order, locked
 // payslips, the Saudi end-of-service award), time off (days counted from the dates, the Labour
-// Law's days allocated and prorated in the year of the fifth anniversary, Hajj leave after two
-// years of service and once in it, a rejection with its reason) and CRM (a lost reason required,
-// a won deal at 100 %), a payroll run's totals kept by its payslips, and a construction contract
-// whose recorded costs pass its value (the overrun event fired by that computation, not by a
-// typed status). On SQLite, and again on PostgreSQL (vitest.config.ts's `onPostgres`).
+// Law's days allocated and prorated in the year of the fifth anniversary, maternity leave of 84
+// days, Hajj leave of 10 to 15 days after two years of service and once in it, a rejection with
+// its reason) and CRM (a lost reason required, a won deal at 100 %), a payroll run's totals kept
+// by its payslips, and a construction contract whose recorded costs pass its value (the overrun
+// event fired by that computation, not by a typed status). On SQLite, and again on PostgreSQL
+// (vitest.config.ts's `onPostgres`).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Host } from '../core/host.ts';
 import { firstPartySources } from '../core/apps/app-source.ts';
@@ -282,6 +283,20 @@ describe('the apps do their business', () => {
       expect(e.details).toEqual([expect.objectContaining({ pointer: '/days', rule: 'required' })]);
     });
 
+    it('allocates maternity leave of twelve weeks, 84 days (art. 151 as amended from 19 February 2025), drawn on by the leave', async () => {
+      const noura = (await created(api.post('/api/v1/employees', { fullName: 'Noura Al-Otaibi', jobTitle: 'Pharmacist', joinDate: '2022-09-01' }))).id;
+      const allocation = await created(api.post('/api/v1/leave-allocations', { employeeId: noura, leaveType: 'maternity', validFrom: '2026-01-01', validTo: '2026-12-31' }));
+      expect(allocation).toMatchObject({ days: 84, daysLeft: 84 });
+      const leave = (endDate: string) => ({ employeeId: noura, leaveType: 'maternity', startDate: '2026-03-01', endDate, allocationId: allocation.id });
+      // 1 March to 23 May: 31 + 30 + 23 = 84 days; a day more is longer than the allocation.
+      const over = expectError(await api.post('/api/v1/leave-requests', leave('2026-05-24')), 400, 'VALIDATION_ERROR');
+      expect(over.details).toEqual([expect.objectContaining({ pointer: '/days', message: 'The leave is longer than the days left of the allocation' })]);
+      const taken = await created(api.post('/api/v1/leave-requests', leave('2026-05-23')));
+      expect(taken.days).toBe(84);
+      expect((await api.post(`/api/v1/leave-requests/${taken.id}/approve`)).json().data.state).toBe('approved');
+      expect((await api.get(`/api/v1/leave-allocations/${allocation.id}`)).json().data).toMatchObject({ days: 84, daysTaken: 84, daysLeft: 0 });
+    });
+
     it('prorates annual leave in the year of the fifth anniversary: 21 days a year before it, 30 from it (art. 109), to the nearest half day', async () => {
       const joined = async (joinDate: string) => (await created(api.post('/api/v1/employees', { fullName: `Joined ${joinDate}`, jobTitle: 'Analyst', joinDate }))).id;
       const days = async (employee: string, validFrom: string, validTo: string, over: Record<string, unknown> = {}) =>
@@ -302,6 +317,11 @@ describe('the apps do their business', () => {
       // A leap year counts 366 days: joined 2023-06-15, period 2027-06-16..2028-06-15 holds the anniversary as its last day,
       // 21 × 365/366 + 30 × 1/366 = 21.02, so 21.
       expect(await days(await joined('2023-06-15'), '2027-06-16', '2028-06-15')).toBe(21);
+      // Joined on 29 February 2020: the fifth anniversary is 28 February 2025 (addYears, as ERPNext's add_years), so a
+      // service year from that day gets 30, and the calendar year 2025 21 × 58/365 + 30 × 307/365 = 28.57, to the half day 28.5.
+      const leapDay = await joined('2020-02-29');
+      expect(await days(leapDay, '2025-02-28', '2026-02-27')).toBe(30);
+      expect(await days(leapDay, '2025-01-01', '2025-12-31')).toBe(28.5);
       // What is typed stays, and the days left follow it.
       const typed = await created(api.post('/api/v1/leave-allocations', { employeeId: early, leaveType: 'annual', validFrom: '2026-01-01', validTo: '2026-12-31', days: 26 }));
       expect(typed).toMatchObject({ days: 26, daysLeft: 26 });
@@ -317,6 +337,32 @@ describe('the apps do their business', () => {
       expect((await created(api.post('/api/v1/leave-requests', hajj('2026-05-20', '2026-05-29')))).days).toBe(10);
       // Other leave is not held to it.
       expect((await created(api.post('/api/v1/leave-requests', { ...hajj('2026-01-04', '2026-01-05'), leaveType: 'annual' }))).days).toBe(2);
+    });
+
+    it('counts the two years of a 29 February joiner to 28 February when the year has no 29th', async () => {
+      const joined = (await created(api.post('/api/v1/employees', { fullName: 'Turki Al-Mutairi', jobTitle: 'Driver', joinDate: '2032-02-29' }))).id;
+      const hajj = (startDate: string, endDate: string) => ({ employeeId: joined, leaveType: 'hajj', startDate, endDate });
+      const early = expectError(await api.post('/api/v1/leave-requests', hajj('2034-02-27', '2034-03-08')), 400, 'VALIDATION_ERROR');
+      expect(early.details).toEqual([expect.objectContaining({ pointer: '/leaveType', rule: 'validation' })]);
+      expect((await created(api.post('/api/v1/leave-requests', hajj('2034-02-28', '2034-03-09')))).days).toBe(10);
+    });
+
+    it('grants Hajj leave of 10 to 15 days, Eid al-Adha included (art. 114), and refuses 9 or 16 in both languages', async () => {
+      const joined = (await created(api.post('/api/v1/employees', { fullName: 'Bandar Al-Zahrani', jobTitle: 'Surveyor', joinDate: '2020-01-01' }))).id;
+      const hajj = (endDate: string) => ({ employeeId: joined, leaveType: 'hajj', startDate: '2026-05-20', endDate });
+      const message = { en: 'Hajj leave is 10 to 15 days, Eid al-Adha included (Labour Law, art. 114)', ar: 'إجازة الحج من 10 أيام إلى 15 يومًا، بما فيها عطلة عيد الأضحى (نظام العمل، المادة 114)' };
+      // 20 May to 28 May is 9 days, to 4 June 16.
+      for (const endDate of ['2026-05-28', '2026-06-04'])
+        for (const lang of ['en', 'ar'] as const) {
+          const e = expectError(await api.post('/api/v1/leave-requests', hajj(endDate), { 'accept-language': lang }), 400, 'VALIDATION_ERROR');
+          expect(e.details).toEqual([expect.objectContaining({ pointer: '/days', rule: 'validation', message: message[lang] })]);
+        }
+      const half = expectError(await api.post('/api/v1/leave-requests', { ...hajj('2026-05-20'), halfDay: true }), 400, 'VALIDATION_ERROR');
+      expect(half.details).toEqual([expect.objectContaining({ pointer: '/days', message: message.en })]);
+      // To 31 May: 12 days.
+      expect((await created(api.post('/api/v1/leave-requests', hajj('2026-05-31')))).days).toBe(12);
+      // Other leave of 9 days is not held to it.
+      expect((await created(api.post('/api/v1/leave-requests', { ...hajj('2026-05-28'), leaveType: 'annual' }))).days).toBe(9);
     });
 
     it("grants Hajj leave once in the employee's service (art. 114): a second request is refused while one holds, a rejected or cancelled one does not count", async () => {

@@ -143,6 +143,18 @@ describe('the error semantics, compiled as interpreted', () => {
     expect(run('!(doc.s.matches("^[0-9]+$")) && size(doc.s) == 3', { s: 'abc' })).toEqual({ value: true });
     expect(run('daysBetween(doc.d, today)', { d: '2026-01-01' })).toEqual({ value: 14n });
     expect(run('addDays(doc.d, doc.b)', { d: 'nope', b: 1 })).toMatchObject({ error: 'RangeError' });
+    expect(run('addYears(doc.d, doc.b)', { d: '2024-02-29', b: -1 })).toEqual({ value: '2023-02-28' });
+    expect(run('addYears(doc.d, 2) <= today', { d: '2024-01-15' })).toEqual({ value: true });
+    expect(run('addYears(doc.d, doc.b)', { d: '2024-02-30', b: 1 })).toMatchObject({ error: 'RangeError' });
+    expect(run('addYears(doc.d, doc.b) < today', { b: 1 })).toMatchObject({ error: 'no_such_key' });
+  });
+
+  it('type-checks addYears as the other functions: a date (string) and an int, giving a date', () => {
+    const problems: string[] = [];
+    for (const expr of ['addYears(doc.d, 1.5)', 'addYears(doc.d, "2")', 'addYears(doc.b, 1)', 'addYears(doc.d)', 'addYears(doc.d, 1) + 1'])
+      compileOne(env, expr, '/x', TYPES, 'a test', (p) => problems.push(p.message));
+    expect(problems).toHaveLength(5);
+    expect(problems.every((p) => p.startsWith('/x: the expression does not type-check:'))).toBe(true);
   });
 
   it('leaves a program with a node it does not cover to cel-js (macros with their own evaluator: cel.bind, orValue)', () => {

@@ -69,3 +69,21 @@ export function addDays(date: string, days: bigint): string {
   if (!Number.isFinite(ms)) throw new RangeError(`not a date: ${date}`);
   return new Date(ms + Number(days) * 86_400_000).toISOString().slice(0, 10);
 }
+
+const isLeap = (y: number) => y % 4 === 0 && (y % 100 !== 0 || y % 400 === 0);
+
+/**
+ * The `YYYY-MM-DD` date `years` years after `date` (before it when negative), as a service
+ * anniversary counts: 29 February in a year without one gives 28 February, the last day of the
+ * same month, as ERPNext's `add_years` (dateutil's `relativedelta(years=n)`) gives it, so an
+ * anniversary never moves into March and a leap-day joiner's year of service ends within February.
+ */
+export function addYears(date: string, years: bigint): string {
+  const ms = Date.parse(`${date}T00:00:00Z`);
+  // Date.parse rolls 2025-02-30 over into March: a date that does not read back is not a date.
+  if (!Number.isFinite(ms) || new Date(ms).toISOString().slice(0, 10) !== date) throw new RangeError(`not a date: ${date}`);
+  const year = Number(date.slice(0, 4)) + Number(years);
+  if (!(year >= 0 && year <= 9999)) throw new RangeError(`not a date: ${years} years after ${date}`);
+  const day = date.endsWith('-02-29') && !isLeap(year) ? '28' : date.slice(8);
+  return `${String(year).padStart(4, '0')}${date.slice(4, 8)}${day}`;
+}

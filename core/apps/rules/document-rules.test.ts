@@ -7,7 +7,7 @@ import { celActivation, computeInto, brokenRules } from './evaluate.ts';
 import { createTranslator } from '../../kernel/i18n/i18n.ts';
 import { validManifest } from '../app-source.ts';
 import { rulesManifest } from '../../../test/rules-app.ts';
-import { daysBetween, divRound, roundHalfAway, scaled, scaledByText, timesRound } from './decimal.ts';
+import { addYears, daysBetween, divRound, roundHalfAway, scaled, scaledByText, timesRound } from './decimal.ts';
 import { toMinor } from './values.ts';
 import { random } from '../../../test/rule-samples.ts';
 import type { Manifest } from '../../../manifests/manifest.schema.ts';
@@ -184,6 +184,25 @@ describe('the exact helpers', () => {
     // Amounts to minor units: the common case (no more decimals than the currency) and the rest, on the decimal text.
     expect([toMinor(0.29, 2), toMinor(11_525, 2), toMinor(1234.5, 3), toMinor(5, 0)]).toEqual([29n, 1_152_500n, 1_234_500n, 5n]);
     expect([toMinor(1.005, 2), toMinor(-2.675, 2), toMinor(0.125, 2)]).toEqual([101n, -268n, 13n]);
+  });
+
+  it('counts years as an anniversary does: 29 February gives 28 February in a year without one, as ERPNext and dateutil do', () => {
+    expect(addYears('2021-07-01', 5n)).toBe('2026-07-01');
+    expect(addYears('2026-07-01', -5n)).toBe('2021-07-01');
+    expect(addYears('2026-07-01', 0n)).toBe('2026-07-01');
+    // relativedelta(years=n) from 2024-02-29: +1 → 2025-02-28, +4 → 2028-02-29, −1 → 2023-02-28.
+    expect([addYears('2024-02-29', 1n), addYears('2024-02-29', 4n), addYears('2024-02-29', -1n), addYears('2020-02-29', 5n)]).toEqual(['2025-02-28', '2028-02-29', '2023-02-28', '2025-02-28']);
+    // 1900 and 2100 are not leap years, 2000 is.
+    expect([addYears('1896-02-29', 4n), addYears('1996-02-29', 4n), addYears('2096-02-29', 4n)]).toEqual(['1900-02-28', '2000-02-29', '2100-02-28']);
+    expect(addYears('2024-02-28', 1n)).toBe('2025-02-28');
+    expect(addYears('2024-12-31', 1n)).toBe('2025-12-31');
+    // Not a date (Date.parse alone would roll 30 February into March), or a year past 9999: an error, as daysBetween's.
+    for (const bad of ['nope', '', '2025-02-29', '2024-02-30', '2024-13-01', '2024-2-1', '2024-02-01T00:00:00Z', '+002024-02-01'])
+      expect(() => addYears(bad, 1n), bad).toThrow(RangeError);
+    expect(() => addYears('9999-01-01', 1n)).toThrow(RangeError);
+    expect(() => addYears('2024-01-01', -2025n)).toThrow(RangeError);
+    expect(() => addYears('2024-01-01', 10n ** 30n)).toThrow(RangeError);
+    expect(() => daysBetween('nope', '2024-01-01')).toThrow(RangeError);
   });
 
   it('reads a double as its decimal text does, without making the text when it has few decimals', () => {
