@@ -140,6 +140,8 @@ const OVERRIDES: Record<string, (day: string) => Json | Promise<Json>> = {
   'time-off/leaveRequest': () => ({ leaveType: 'sick', allocationId: undefined }),
   // A national ID is once per company.
   'emr/patient': () => ({ nationalId: `10${String(++serial).padStart(8, '0')}` }),
+  // An employee's national ID is once per company; a Saudi IBAN and bank as the WPS file takes them.
+  'employees/employee': () => ({ identityNumber: `1${String(++serial).padStart(9, '0')}`, iban: 'SA0380000000608010167519', bankSarieId: 'RJHI' }),
   // No approver: the generator's one employee cannot approve their own claim.
   'expenses/claim': (day) => ({ approverId: undefined, lines: [{ date: day, category: 'travel', description: 'Taxi', amount: 115, vatAmount: 15, receiptNumber: 'R-1' }] }),
   'fleet/vehicle': () => ({ vin: `1HGCM82633A${String(++serial).padStart(6, '0')}` }), // 17 characters, once per company
@@ -1091,6 +1093,11 @@ describe('every installed app answers', () => {
       ),
       // Onboarding's state (before onboarding: not onboarded).
       'GET /api/v1/company/zatca': () => call('GET', '/api/v1/company/zatca', undefined, '/api/v1/company/zatca'),
+      // A draft run has no WPS file yet: CONFLICT, named.
+      'GET /api/v1/payroll-runs/:id/wps-file': async () => {
+        const run = await createDoc('payroll', 'payrollRun', {});
+        return call('GET', `/api/v1/payroll-runs/${run.id}/wps-file`, undefined, '/api/v1/payroll-runs/:id/wps-file');
+      },
       'GET /api/v1/customers/:id/balance': async () => {
         const c = await createDoc('invoicing', 'customer', {});
         return call('GET', `/api/v1/customers/${c.id}/balance`, undefined, '/api/v1/customers/:id/balance');
