@@ -164,8 +164,9 @@ export type JobHandler = (payload: any, ctx: JobContext) => void | Promise<void>
 
 /**
  * Hooks run inside the write's transaction. `before*` may change the document (set computed,
- * read-only fields) or throw an AppError to refuse; `after*` see the stored document (emit an
- * `operation` event there).
+ * read-only fields) or throw an AppError to refuse: `beforeTransition` runs before the
+ * transition's guard and rules, and what it changes is stored with the new state; `beforeDelete`
+ * can only refuse. `after*` see the stored document (emit an `operation` event there).
  */
 export interface DocHooks {
   beforeCreate?(doc: Record<string, unknown>, ctx: AppContext): void | Promise<void>;

@@ -158,6 +158,36 @@ describe('document types', () => {
     expect(audited).toEqual(['create', 'create', 'update', 'lend', 'giveBack', 'delete']);
   });
 
+  it("a beforeTransition hook's changes are stored with the new state, checked as any write's; a value the schema refuses writes nothing", async () => {
+    await start([writeApp(root, libraryManifest(), `
+      import { defineApp } from 'diwan/sdk';
+      export default defineApp({
+        id: 'library',
+        hooks: {
+          book: {
+            beforeTransition(doc, transition) {
+              doc.available = transition === 'giveBack';
+              if (doc.title === 'odd') doc.pages = 0;
+            },
+          },
+        },
+      });
+    `)]);
+    const c = await company(['library']);
+    const id = (await c.call('POST', '/api/v1/books', { body: { title: 'Mawsim al-Hijra', available: true } })).body.data.id;
+    const lent = await c.call('POST', `/api/v1/books/${id}/lend`, { body: {} });
+    expect(lent.status).toBe(200);
+    expect(lent.body.data).toMatchObject({ state: 'lent', available: false });
+    expect((await c.call('GET', `/api/v1/books/${id}`)).body.data).toMatchObject({ state: 'lent', available: false });
+    expect((await c.call('POST', `/api/v1/books/${id}/giveBack`, { body: {} })).body.data).toMatchObject({ state: 'shelved', available: true });
+    // pages 0 is below the field's minimum: refused as a client's write would be, the book left as it was.
+    const odd = (await c.call('POST', '/api/v1/books', { body: { title: 'odd', pages: 10 } })).body.data.id;
+    const refused = await c.call('POST', `/api/v1/books/${odd}/lend`, { body: {} });
+    expect(refused.status).toBe(400);
+    expect(refused.body.error.details).toEqual([expect.objectContaining({ pointer: '/pages', rule: 'minimum' })]);
+    expect((await c.call('GET', `/api/v1/books/${odd}`)).body.data).toMatchObject({ state: 'shelved', pages: 10 });
+  });
+
   it("a plain Error thrown by an app's hook answers APP_ERROR naming the app and the hook, and writes nothing", async () => {
     await start([writeApp(root, libraryManifest(), `
       import { defineApp } from 'diwan/sdk';

@@ -641,6 +641,19 @@ export class DocType {
     return doc;
   }
 
+  /**
+   * The app's `beforeTransition` hook, before the transition's guard and rules, on a copy of the
+   * document it may change as `beforeUpdate` may (a read-only field, say): answers the body to
+   * store, checked as any write's is. Aggregates stay as they were.
+   */
+  private async hookedTransition(caller: Caller, previous: Doc, name: string): Promise<string> {
+    const doc = structuredClone(previous);
+    await this.hook('beforeTransition', caller, doc, name);
+    const body: Record<string, unknown> = Object.fromEntries(Object.entries(doc).filter(([k]) => !SYSTEM.includes(k)));
+    for (const f of this.aggregates) if (previous[f.name] !== undefined) body[f.name] = previous[f.name];
+    return this.stored(body, caller);
+  }
+
   /** The type's aggregate fields (kept by the writes of the documents they count). */
   private get aggregates(): FieldDecl[] {
     return (this.aggregateFields ??= this.decl.fields.filter((f) => f.aggregate));
@@ -666,12 +679,12 @@ export class DocType {
       }
       // An input that names a document names one of this company, as a field does.
       if (t.input) await this.checkReferences(body, caller, t.input);
-      const data = row.data;
       let next: DocRow = { ...row };
+      if (this.deps.hooks.beforeTransition) next = { ...row, data: await this.hookedTransition(caller, previous, name) };
       const compiled = this.rules?.transitions.get(name);
       if (compiled) {
         const s = this.ruleScope(caller);
-        const doc = JSON.parse(data) as Record<string, unknown>;
+        const doc = JSON.parse(next.data) as Record<string, unknown>;
         const refs = this.rules!.usesRef ? await this.loadRefs(doc, caller) : undefined;
         const activation = transitionScope(compiled, this.decl, t.input, doc, body, s, refs);
         if (!guardHolds(compiled, activation)) {
@@ -680,7 +693,7 @@ export class DocType {
         if (compiled.set.length) {
           // What `set` gives is then held to every rule of a write: computed fields follow it, validations and bounds apply.
           this.applyRules(doc, caller, applySet(compiled, activation, doc, s), refs);
-          next = { ...row, data: this.stored(doc, caller) };
+          next = { ...next, data: this.stored(doc, caller) };
         }
       }
       if (this.decl.naming?.on === name || this.isUniqueType) {
@@ -689,7 +702,6 @@ export class DocType {
         await this.checkUnique(doc, caller, t.to, id);
         next = { ...next, data: JSON.stringify(doc) };
       }
-      await this.hook('beforeTransition', caller, previous, name);
       const now = isoNow(this.deps.clock.now());
       next.state = t.to;
       next.updated_at = now;
