@@ -26,6 +26,8 @@ export interface ListResult<T = Doc> {
 export interface DocHandle {
   get(id: string): Promise<Doc | undefined>;
   list(q?: ListQuery): Promise<ListResult>;
+  /** Every document the filters match, in the order asked (read a page at a time). */
+  all(q?: Pick<ListQuery, 'filters' | 'sort'>): Promise<Doc[]>;
   create(data: Record<string, unknown>): Promise<Doc>;
   update(id: string, patch: Record<string, unknown>): Promise<Doc>;
   /**

@@ -16,20 +16,11 @@ const ROLE_PROBES: [role: string, permission: string][] = [
 ];
 const LEVELS = ['view', 'edit', 'manage'];
 
-async function grantsOf(ctx: AppContext, dashboardId: string): Promise<Doc[]> {
-  const out: Doc[] = [];
-  for (let page = 1; ; page++) {
-    const r = await ctx.docs('access').list({ page, pageSize: 100, filters: { dashboardId } });
-    out.push(...r.data);
-    if (page * r.pageSize >= r.total) return out;
-  }
-}
-
 /** The highest level any of the caller's grants gives on the dashboard, or undefined. */
 async function levelOf(ctx: AppContext, dashboardId: string): Promise<string | undefined> {
   const roles = new Set(ROLE_PROBES.filter(([, p]) => ctx.can(p)).map(([r]) => r));
   let best = -1;
-  for (const g of await grantsOf(ctx, dashboardId)) {
+  for (const g of await ctx.docs('access').all({ filters: { dashboardId } })) {
     const mine = g.principalType === 'user' ? g.principalId === ctx.actor.id : roles.has(g.principalId as string);
     if (mine) best = Math.max(best, LEVELS.indexOf(g.level as string));
   }

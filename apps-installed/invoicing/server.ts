@@ -17,22 +17,12 @@ const eInvoice = () => import('./e-invoice.ts');
 /** States in which an invoice is issued: it has its number and takes notes and payments. */
 const ISSUED = ['sent', 'paid'];
 
-/** Every document of `type` with `filters`, page by page. */
-async function all(ctx: AppContext, type: string, filters: Record<string, string>): Promise<Doc[]> {
-  const out: Doc[] = [];
-  for (let page = 1; ; page++) {
-    const r = await ctx.docs(type).list({ page, pageSize: 100, filters });
-    out.push(...r.data);
-    if (page * r.pageSize >= r.total) return out;
-  }
-}
-
 const minor = (ctx: AppContext, amount: unknown) => toMinor(typeof amount === 'number' ? amount : 0, minorDigits(ctx.company.currency));
 const money = (ctx: AppContext, m: bigint) => fromMinor(m, minorDigits(ctx.company.currency));
 
 /** The sum of `field` over the documents of `type` that reference the invoice. */
 async function sumFor(ctx: AppContext, type: string, invoiceId: string, field: string): Promise<number> {
-  const docs = await all(ctx, type, { invoiceId });
+  const docs = await ctx.docs(type).all({ filters: { invoiceId } });
   return money(ctx, docs.reduce((s, d) => s + minor(ctx, d[field]), 0n));
 }
 
@@ -296,7 +286,7 @@ export default defineApp({
       async handler(req, ctx) {
         const customer = await ctx.docs('customer').get(req.params.id);
         if (!customer) throw new AppError('NOT_FOUND', [{ resource: 'customers', id: req.params.id }]);
-        const open = (await all(ctx, 'invoice', { customerId: customer.id })).filter((inv) => ISSUED.includes(inv.state!) && inv.balanceDue !== 0);
+        const open = (await ctx.docs('invoice').all({ filters: { customerId: customer.id } })).filter((inv) => ISSUED.includes(inv.state!) && inv.balanceDue !== 0);
         const outstanding = open.reduce((sum, inv) => sum + minor(ctx, inv.balanceDue), 0n);
         return { body: { data: { customerId: customer.id, currency: ctx.company.currency, outstanding: money(ctx, outstanding), invoices: open.length } } };
       },

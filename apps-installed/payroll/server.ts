@@ -23,15 +23,6 @@ type WpsSettings = {
   bankEstablishmentId: string;
 };
 
-async function all(ctx: AppContext, type: string, filters: Record<string, string>): Promise<Doc[]> {
-  const out: Doc[] = [];
-  for (let page = 1; ; page++) {
-    const r = await ctx.docs(type).list({ page, pageSize: 100, filters });
-    out.push(...r.data);
-    if (page * r.pageSize >= r.total) return out;
-  }
-}
-
 const minor = (amount: unknown) => toMinor(typeof amount === 'number' ? amount : 0, SAR_DIGITS);
 
 /** Minor units as the file writes them: `1128125n` → `11281.25`. */
@@ -75,7 +66,7 @@ async function wpsFile(ctx: AppContext, id: string): Promise<{ file: string; run
 
   const settings = await ctx.settings.get<WpsSettings>();
   // The payslips the run's totals count: every one but the cancelled.
-  const slips = (await all(ctx, 'payslip', { runId: run.id })).filter((s) => s.state !== 'cancelled');
+  const slips = (await ctx.docs('payslip').all({ filters: { runId: run.id } })).filter((s) => s.state !== 'cancelled');
   const people = ctx.docs('employees/employee');
   const rows = await Promise.all(slips.map(async (slip) => ({ slip, employee: await people.get(slip.employeeId as string) })));
   refuseMissing(ctx, settings, rows);

@@ -1,6 +1,6 @@
 // Services bound to one app and one caller's company (the Backstage `forPlugin` shape): an app
 // reaches its data, strings, audit and events only through this object, never the host.
-import type { AppContext, CompanyInfo, DocHandle, EnqueueOptions } from '../../sdk/define-app.ts';
+import type { AppContext, CompanyInfo, Doc, DocHandle, EnqueueOptions } from '../../sdk/define-app.ts';
 import type { Company } from '../tenancy/companies.ts';
 import type { UnitOfWork } from '../audit/unit-of-work.ts';
 import type { Db } from '../storage/db.ts';
@@ -49,6 +49,14 @@ export function docHandle(dt: DocType, caller: Caller, appId: string): DocHandle
   return {
     get: (id) => dt.get(companyId, id),
     list: (q) => dt.list(companyId, q),
+    async all(q = {}) {
+      const out: Doc[] = [];
+      for (let page = 1; ; page++) {
+        const r = await dt.list(companyId, { ...q, page, pageSize: 100 });
+        out.push(...r.data);
+        if (page * r.pageSize >= r.total) return out;
+      }
+    },
     create: (data) => dt.create(caller, data),
     update: (id, patch) => dt.update(caller, id, patch),
     set: (id, fields) => dt.setKept(caller, id, fields, appId),

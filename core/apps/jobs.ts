@@ -281,7 +281,7 @@ function attemptContext(base: AppContext, job: JobContext['job'], signal: AbortS
     signal,
     docs: (type: string) => {
       const h = base.docs(type);
-      return { get: h.get, list: h.list, create: guard(h.create), update: guard(h.update), set: guard(h.set), transition: guard(h.transition), remove: guard(h.remove) };
+      return { get: h.get, list: h.list, all: h.all, create: guard(h.create), update: guard(h.update), set: guard(h.set), transition: guard(h.transition), remove: guard(h.remove) };
     },
     events: { emit: guard(base.events.emit) },
     audit: { record: guard(base.audit.record) },
