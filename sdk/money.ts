@@ -58,5 +58,12 @@ export function fromMinor(minor: bigint, digits: number): number {
   return Number(minor) / 10 ** digits;
 }
 
+/** Minor units as exact decimal text, every minor digit written: `1128125n, 2` → `11281.25`, `-5n, 2` → `-0.05`. */
+export function minorText(minor: bigint, digits: number): string {
+  const sign = minor < 0n ? '-' : '';
+  const abs = (minor < 0n ? -minor : minor).toString().padStart(digits + 1, '0');
+  return digits === 0 ? `${sign}${abs}` : `${sign}${abs.slice(0, -digits)}.${abs.slice(-digits)}`;
+}
+
 /** An amount rounded to the currency's minor units. */
 export const roundMoney = (amount: number, digits: number): number => fromMinor(toMinor(amount, digits), digits);

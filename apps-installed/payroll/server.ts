@@ -6,7 +6,7 @@
 // fields from its 19.0 wizard/hr_payroll_payment_report_wizard.py and models/hr_payslip.py):
 // tab-separated, CRLF-ended rows; the establishment's header row under its tags, the tag row of
 // the employees and one row per payslip, then a row of `-` marking the end of the file.
-import { defineApp, route, AppError, toMinor, type AppContext, type Doc } from 'diwan/sdk';
+import { defineApp, route, AppError, toMinor, minorText, type AppContext, type Doc } from 'diwan/sdk';
 
 /** Run states in which pay is final: the file pays what the run approved. */
 const FINAL = ['approved', 'paid'];
@@ -26,11 +26,7 @@ type WpsSettings = {
 const minor = (amount: unknown) => toMinor(typeof amount === 'number' ? amount : 0, SAR_DIGITS);
 
 /** Minor units as the file writes them: `1128125n` → `11281.25`. */
-function amount(m: bigint): string {
-  const sign = m < 0n ? '-' : '';
-  const abs = (m < 0n ? -m : m).toString().padStart(SAR_DIGITS + 1, '0');
-  return `${sign}${abs.slice(0, -SAR_DIGITS)}.${abs.slice(-SAR_DIGITS)}`;
-}
+const amount = (m: bigint) => minorText(m, SAR_DIGITS);
 
 /** A cell quoted only when it holds the delimiter, a quote or a line break (Python's csv, as Odoo writes it). */
 const cell = (v: string) => (/[\t"\r\n]/.test(v) ? `"${v.replace(/"/g, '""')}"` : v);

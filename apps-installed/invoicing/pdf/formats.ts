@@ -1,7 +1,7 @@
 // How numbers and dates are written on the document. Amounts come in minor units and are
 // placed exactly (a string goes to Intl, so no binary rounding); digits are Latin in both
 // languages, as Saudi tax invoices usually print them.
-import { minorDigits } from 'diwan/sdk';
+import { minorDigits, minorText } from 'diwan/sdk';
 
 /** Saudi invoices state the time of issue in the kingdom's own time. */
 export const TIME_ZONE = 'Asia/Riyadh';
@@ -13,12 +13,8 @@ export function formatAmount(minor: number, currency: string): string {
   const digits = minorDigits(currency);
   let nf = grouped.get(digits);
   if (!nf) grouped.set(digits, (nf = new Intl.NumberFormat('en', { minimumFractionDigits: digits, maximumFractionDigits: digits })));
-  const n = BigInt(minor);
-  const abs = n < 0n ? -n : n;
-  const scale = 10n ** BigInt(digits);
-  const decimal = `${n < 0n ? '-' : ''}${abs / scale}${digits ? `.${String(abs % scale).padStart(digits, '0')}` : ''}`;
   // Intl formats a decimal string exactly (ECMA-402 Intl.NumberFormat v3); the type says number.
-  return nf.format(decimal as unknown as number);
+  return nf.format(minorText(BigInt(minor), digits) as unknown as number);
 }
 
 /** `1,234.50 SAR`. */
