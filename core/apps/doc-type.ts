@@ -69,6 +69,9 @@ type Fields = readonly (FieldDecl | NonNullable<FieldDecl['fields']>[number])[];
 
 const SYSTEM = ['id', 'state', 'createdAt', 'updatedAt'];
 
+/** A document's body: its fields without the ones every document has. */
+const bodyOf = (doc: Record<string, unknown>): Record<string, unknown> => Object.fromEntries(Object.entries(doc).filter(([k]) => !SYSTEM.includes(k)));
+
 /** The minor digits of the caller's company currency (SAR's 2 when unknown). */
 const digitsOf = (caller: Caller): number => currencyDigits(caller.company.currency) ?? 2;
 /** How JSON.stringify writes U+0000 or half of a surrogate pair (a false alarm, `\\u0000` typed as text, only costs the walk). */
@@ -612,7 +615,7 @@ export class DocType {
     return this.deps.uow.run(this.scope(caller), async (w) => {
       const { doc: previous, row } = await this.mustGet(caller.company.id, id);
       this.checkLocks(previous, patch, caller);
-      const current: Record<string, unknown> = Object.fromEntries(Object.entries(previous).filter(([k]) => !SYSTEM.includes(k)));
+      const current = bodyOf(previous);
       // Read-only fields (top level and in lines) are recomputed by hooks and rules from what the client may write.
       for (const f of this.decl.fields) {
         if (isReadOnly(f)) delete current[f.name];
@@ -631,8 +634,7 @@ export class DocType {
   private async applyUpdate(w: Work, caller: Caller, row: DocRow, previous: Doc, merged: Record<string, unknown>): Promise<Doc> {
     const refs = await this.checkReferences(merged, caller);
     await this.hook('beforeUpdate', caller, merged, previous);
-    // Aggregates are kept by the writes of what they count, not recomputed from this document.
-    for (const f of this.aggregates) if (previous[f.name] !== undefined) merged[f.name] = previous[f.name];
+    this.keepAggregates(merged, previous);
     this.applyRules(merged, caller, [], refs);
     await this.checkUnique(merged, caller, previous.state, row.id);
     const next: DocRow = { ...row, data: this.stored(merged, caller), updated_at: isoNow(this.deps.clock.now()) };
@@ -649,9 +651,14 @@ export class DocType {
   private async hookedTransition(caller: Caller, previous: Doc, name: string): Promise<string> {
     const doc = structuredClone(previous);
     await this.hook('beforeTransition', caller, doc, name);
-    const body: Record<string, unknown> = Object.fromEntries(Object.entries(doc).filter(([k]) => !SYSTEM.includes(k)));
-    for (const f of this.aggregates) if (previous[f.name] !== undefined) body[f.name] = previous[f.name];
+    const body = bodyOf(doc);
+    this.keepAggregates(body, previous);
     return this.stored(body, caller);
+  }
+
+  /** Aggregates are kept by the writes of what they count: a write of the document itself leaves them as they were. */
+  private keepAggregates(body: Record<string, unknown>, previous: Doc): void {
+    for (const f of this.aggregates) if (previous[f.name] !== undefined) body[f.name] = previous[f.name];
   }
 
   /** The type's aggregate fields (kept by the writes of the documents they count). */
@@ -805,7 +812,7 @@ export class DocType {
       const previous = this.toDoc(row);
       const patch = patchOf(previous);
       this.checkLocks(previous, patch, caller);
-      const merged: Record<string, unknown> = { ...Object.fromEntries(Object.entries(previous).filter(([k]) => !SYSTEM.includes(k))), ...patch };
+      const merged: Record<string, unknown> = { ...bodyOf(previous), ...patch };
       return this.applyUpdate(w, caller, row, previous, merged);
     });
   }

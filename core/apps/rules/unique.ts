@@ -13,6 +13,10 @@ export const uniqueLockName = (table: string, companyId: string, field: string, 
 /** What a manifest gets wrong about unique fields. */
 export function uniqueProblems(dt: DocumentTypeDecl, at: string): { pointer: string; rule: string; message: string }[] {
   const out: { pointer: string; rule: string; message: string }[] = [];
+  // uniqueExceptIn and uniqueValues narrow a uniqueness: without one they mean nothing.
+  const needsUnique = (f: DocumentTypeDecl['fields'][number], option: string, pointer: string) => {
+    if (!f.unique && f.uniqueWithin === undefined) out.push({ pointer, rule: 'unique', message: `${f.name} is not unique: ${option} goes with unique or uniqueWithin` });
+  };
   dt.fields.forEach((f, i) => {
     if (f.uniqueWithin === undefined) return;
     const parent = dt.fields.find((p) => p.name === f.uniqueWithin);
@@ -22,7 +26,7 @@ export function uniqueProblems(dt: DocumentTypeDecl, at: string): { pointer: str
   dt.fields.forEach((f, i) => {
     if (f.uniqueExceptIn === undefined) return;
     const pointer = `${at}/fields/${i}/uniqueExceptIn`;
-    if (!f.unique && f.uniqueWithin === undefined) out.push({ pointer, rule: 'unique', message: `${f.name} is not unique: uniqueExceptIn goes with unique or uniqueWithin` });
+    needsUnique(f, 'uniqueExceptIn', pointer);
     f.uniqueExceptIn.forEach((st, j) => {
       if (!(dt.states ?? []).includes(st)) out.push({ pointer: `${pointer}/${j}`, rule: 'state', message: `"${st}" is not a state of ${dt.name}` });
     });
@@ -30,7 +34,7 @@ export function uniqueProblems(dt: DocumentTypeDecl, at: string): { pointer: str
   dt.fields.forEach((f, i) => {
     if (f.uniqueValues === undefined) return;
     const pointer = `${at}/fields/${i}/uniqueValues`;
-    if (!f.unique && f.uniqueWithin === undefined) out.push({ pointer, rule: 'unique', message: `${f.name} is not unique: uniqueValues goes with unique or uniqueWithin` });
+    needsUnique(f, 'uniqueValues', pointer);
     // The values are strings: a number's or a reference's (an id of one install) would never match.
     if (!['string', 'enum', 'date'].includes(f.type)) out.push({ pointer, rule: 'unique', message: `uniqueValues are for a string, enum or date field (${f.name} is ${f.type})` });
     if (f.type === 'enum') {
