@@ -65,6 +65,23 @@ describe.each(databases())('delivery workers side by side ($name)', (db) => {
     expect(Number(attempts!.n)).toBe(40);
   });
 
+  it('matches an event written just after an endpoint was added against it, though the worker built its index of the company before (the change heard before the fan-out)', async () => {
+    const [api, worker] = await hosts([['api'], ['api']]);
+    // Not started: no timer or notice tells this one of the other's writes; only its fan-out asks.
+    const co = await createCompany(api);
+    const fanOut = () => worker.webhooks.dispatcher.fanOut();
+    await fanOut(); // the company's own events: its index built, with no endpoint in it
+    const r = await receiver();
+    open.receivers.push(r);
+    const ep = await addEndpoint(co.as(), { url: r.url, topics: ['customer.*'] });
+    await createCustomer(co.as(), 'Al-Rashid Trading');
+    // PostgreSQL tells the other connection by a notice, which may take a moment to arrive.
+    if (db.name !== 'sqlite') await new Promise((r) => setTimeout(r, 300));
+    await fanOut();
+    const made = await api.storage.db.all<{ topic: string }>('SELECT topic FROM webhook_deliveries WHERE endpoint_id = ?', [ep.id]);
+    expect(made.map((d) => d.topic)).toEqual(['customer.created']);
+  });
+
   it("holds an endpoint's in-flight cap across workers", async () => {
     const [api] = await hosts([['api'], ['worker'], ['worker']]);
     const co = await createCompany(api);

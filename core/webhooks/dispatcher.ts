@@ -178,6 +178,7 @@ export class Dispatcher {
   private async fanOutPending(): Promise<number> {
     let total = 0;
     for (;;) {
+      await this.endpointsHeard();
       const n = await this.deps.db.transaction(async () => {
         const now = this.deps.clock.now();
         const made = await this.fanOutIn();
@@ -191,6 +192,18 @@ export class Dispatcher {
       total += n;
       if (n < this.fanOutBatch) return total;
     }
+  }
+
+  /**
+   * Before a fan-out matches events, the endpoint changes other processes committed before them
+   * are heard: on PostgreSQL an endpoint's notice and then the events' arrive together, and the
+   * read of the versions the first one started may still be under way when the second wakes the
+   * fan-out (which then matched the events against the index that read drops, and they went to
+   * no one); on SQLite a commit by another process is found here rather than at the next timer.
+   * Outside the fan-out's transaction: the read may need the connection.
+   */
+  private async endpointsHeard(): Promise<void> {
+    await this.deps.changes.check();
   }
 
   /**
@@ -259,7 +272,8 @@ export class Dispatcher {
     let taken;
     let fannedOut = 0;
     const take = () =>
-      this.takes(() => {
+      this.takes(async () => {
+        if (fanOut) await this.endpointsHeard();
         // What came in until this take's turn (those waiting meanwhile are recorded together).
         results = this.stopping ? [] : this.results.splice(0);
         // An earlier take may have left nothing to do.
