@@ -56,18 +56,27 @@ export function timesRound(amount: bigint, factor: number, divisor = 1n): bigint
   return divRound(amount * s.int, divisor * 10n ** BigInt(s.scale));
 }
 
-/** Whole calendar days from one `YYYY-MM-DD` date to another (negative when `to` is before `from`). */
-export function daysBetween(from: string, to: string): bigint {
-  const ms = Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`);
-  if (!Number.isFinite(ms)) throw new RangeError(`not dates: ${from}, ${to}`);
-  return BigInt(Math.round(ms / 86_400_000));
+/**
+ * The UTC midnight of a `YYYY-MM-DD` date, in ms. Date.parse alone rolls 2025-02-30 over into
+ * March and reads other shapes too: a date that does not read back the same is not a date.
+ */
+function dayMs(date: string): number {
+  const ms = Date.parse(`${date}T00:00:00Z`);
+  if (!Number.isFinite(ms) || new Date(ms).toISOString().slice(0, 10) !== date) throw new RangeError(`not a date: ${date}`);
+  return ms;
 }
 
-/** The `YYYY-MM-DD` date `days` calendar days after `date` (before it when negative). */
+/** Whole calendar days from one `YYYY-MM-DD` date to another (negative when `to` is before `from`). */
+export function daysBetween(from: string, to: string): bigint {
+  return BigInt(Math.round((dayMs(to) - dayMs(from)) / 86_400_000));
+}
+
+/** The `YYYY-MM-DD` date `days` calendar days after `date` (before it when negative), within years 0000–9999. */
 export function addDays(date: string, days: bigint): string {
-  const ms = Date.parse(`${date}T00:00:00Z`);
-  if (!Number.isFinite(ms)) throw new RangeError(`not a date: ${date}`);
-  return new Date(ms + Number(days) * 86_400_000).toISOString().slice(0, 10);
+  const out = new Date(dayMs(date) + Number(days) * 86_400_000);
+  const year = out.getUTCFullYear();
+  if (!(year >= 0 && year <= 9999)) throw new RangeError(`not a date: ${days} days after ${date}`);
+  return out.toISOString().slice(0, 10);
 }
 
 const isLeap = (y: number) => y % 4 === 0 && (y % 100 !== 0 || y % 400 === 0);
@@ -79,9 +88,7 @@ const isLeap = (y: number) => y % 4 === 0 && (y % 100 !== 0 || y % 400 === 0);
  * anniversary never moves into March and a leap-day joiner's year of service ends within February.
  */
 export function addYears(date: string, years: bigint): string {
-  const ms = Date.parse(`${date}T00:00:00Z`);
-  // Date.parse rolls 2025-02-30 over into March: a date that does not read back is not a date.
-  if (!Number.isFinite(ms) || new Date(ms).toISOString().slice(0, 10) !== date) throw new RangeError(`not a date: ${date}`);
+  dayMs(date);
   const year = Number(date.slice(0, 4)) + Number(years);
   if (!(year >= 0 && year <= 9999)) throw new RangeError(`not a date: ${years} years after ${date}`);
   const day = date.endsWith('-02-29') && !isLeap(year) ? '28' : date.slice(8);

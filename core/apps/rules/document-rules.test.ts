@@ -7,7 +7,7 @@ import { celActivation, computeInto, brokenRules } from './evaluate.ts';
 import { createTranslator } from '../../kernel/i18n/i18n.ts';
 import { validManifest } from '../app-source.ts';
 import { rulesManifest } from '../../../test/rules-app.ts';
-import { addYears, daysBetween, divRound, roundHalfAway, scaled, scaledByText, timesRound } from './decimal.ts';
+import { addDays, addYears, daysBetween, divRound, roundHalfAway, scaled, scaledByText, timesRound } from './decimal.ts';
 import { toMinor } from './values.ts';
 import { random } from '../../../test/rule-samples.ts';
 import type { Manifest } from '../../../manifests/manifest.schema.ts';
@@ -203,6 +203,15 @@ describe('the exact helpers', () => {
     expect(() => addYears('2024-01-01', -2025n)).toThrow(RangeError);
     expect(() => addYears('2024-01-01', 10n ** 30n)).toThrow(RangeError);
     expect(() => daysBetween('nope', '2024-01-01')).toThrow(RangeError);
+    // daysBetween and addDays refuse the same impossible dates (Date.parse alone counts 30 February as 1 March).
+    for (const bad of ['2025-02-29', '2024-02-30', '2024-04-31', '2024-13-01', '2024-2-1', '2024-02-01T00:00:00Z', '+002024-02-01']) {
+      expect(() => daysBetween(bad, '2024-01-01'), bad).toThrow(RangeError);
+      expect(() => daysBetween('2024-01-01', bad), bad).toThrow(RangeError);
+      expect(() => addDays(bad, 1n), bad).toThrow(RangeError);
+    }
+    expect([addDays('2024-02-28', 1n), addDays('2024-03-01', -1n), addDays('2025-02-28', 1n), addDays('2025-12-31', 1n)]).toEqual(['2024-02-29', '2024-02-29', '2025-03-01', '2026-01-01']);
+    expect(() => addDays('9999-12-31', 1n)).toThrow(RangeError);
+    expect(() => addDays('2024-01-01', 10n ** 12n)).toThrow(RangeError);
   });
 
   it('reads a double as its decimal text does, without making the text when it has few decimals', () => {
