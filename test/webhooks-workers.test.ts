@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { buildHost, type Host } from '../core/host.ts';
 import type { HostConfig } from '../core/kernel/config.ts';
 import { databases, type Location } from './db.ts';
@@ -80,6 +80,30 @@ describe.each(databases())('delivery workers side by side ($name)', (db) => {
     await fanOut();
     const made = await api.storage.db.all<{ topic: string }>('SELECT topic FROM webhook_deliveries WHERE endpoint_id = ?', [ep.id]);
     expect(made.map((d) => d.topic)).toEqual(['customer.created']);
+  });
+
+  it("matches events against endpoints committed before them whose change the worker has not heard yet (the endpoints' version read with the events), in a fan-out and in a take's", async () => {
+    // The window the check before a fan-out leaves open: on PostgreSQL the endpoint's notice may
+    // still be on its way when a timer wakes the fan-out after the events' commit (on SQLite, the
+    // turn's data_version read may come just before it). Here the worker hears nothing at all.
+    const [api, worker] = await hosts([['api'], ['api']]);
+    const co = await createCompany(api);
+    const d = worker.webhooks.dispatcher;
+    await d.fanOut(); // the company's own events: its index built, with no endpoint in it
+    vi.spyOn(worker.storage.changes, 'check').mockReturnValue(undefined);
+    const r = await receiver();
+    open.receivers.push(r);
+    const first = await addEndpoint(co.as(), { url: r.url, topics: ['customer.*'] });
+    for (const name of ['A', 'B', 'C']) await createCustomer(co.as(), name);
+    await d.fanOut();
+    // A second endpoint, and an event fanned out in the take's transaction.
+    const second = await addEndpoint(co.as(), { url: r.url, topics: ['customer.*'] });
+    await createCustomer(co.as(), 'D');
+    await d.pump(true, true);
+    const count = async (id: string) => Number((await api.storage.db.get<{ n: number }>('SELECT count(*) AS n FROM webhook_deliveries WHERE endpoint_id = ?', [id]))!.n);
+    expect([await count(first.id), await count(second.id)]).toEqual([4, 1]);
+    // The fan-outs did ask (and heard nothing).
+    expect(worker.storage.changes.check).toHaveBeenCalled();
   });
 
   it("holds an endpoint's in-flight cap across workers", async () => {

@@ -49,8 +49,11 @@ export class Outbox {
     return () => this.listeners.delete(fn);
   }
 
-  /** The oldest events not yet fanned out, marked fanned out (call in the fan-out's transaction). */
-  takePending(limit: number): Promise<PendingEvent[]> {
+  /**
+   * The oldest events not yet fanned out, marked fanned out (call in the fan-out's transaction),
+   * and the endpoints' cache version they were read with (OutboxRepo.takePending).
+   */
+  takePending(limit: number): Promise<{ events: PendingEvent[]; endpointsVersion: number | null }> {
     return this.repo.takePending(limit, isoNow(this.clock.now()));
   }
 }

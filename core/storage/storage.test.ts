@@ -270,10 +270,14 @@ describe.each(databases())('storage on $name', (database) => {
       await s.outbox.insert({ id: 'ev3', companyId: 'co_a', topic: 'invoice.sent', data: '[]', test: false, createdAt: T2 });
       expect(await s.outbox.recent('co_b', 5)).toEqual([{ id: 'ev2', companyId: 'co_b', topic: 'invoice.paid', data: '{}', test: true, createdAt: T1 }]);
       expect((await s.outbox.recent('co_a', 5)).map((e) => [e.id, e.test])).toEqual([['ev3', false], ['ev1', false]]);
-      expect((await s.outbox.takePending(2, T2)).map((e) => [e.id, e.topic, e.data])).toEqual([['ev1', 'invoice.created', '{"a":1}'], ['ev2', 'invoice.paid', '{}']]);
+      const first = await s.outbox.takePending(2, T2);
+      expect(first.events.map((e) => [e.id, e.topic, e.data])).toEqual([['ev1', 'invoice.created', '{"a":1}'], ['ev2', 'invoice.paid', '{}']]);
+      // No endpoint written yet: version 0. The version comes from the same statement as the events.
+      expect(first.endpointsVersion).toBe(0);
       expect(await s.outbox.oldestPending()).toBe(T2);
-      expect((await s.outbox.takePending(10, T2)).map((e) => e.id)).toEqual(['ev3']);
-      expect(await s.outbox.takePending(10, T2)).toEqual([]);
+      await s.db.transaction(() => s.changes.bump('endpoints'));
+      expect(await s.outbox.takePending(10, T2)).toMatchObject({ events: [{ id: 'ev3' }], endpointsVersion: 1 });
+      expect(await s.outbox.takePending(10, T2)).toEqual({ events: [], endpointsVersion: null });
       expect(await s.outbox.oldestPending()).toBeNull();
     });
 

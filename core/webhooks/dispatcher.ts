@@ -98,6 +98,11 @@ const DUE_NOW_LOOK_MS = 200;
 
 export class Dispatcher {
   private indexes = new Map<string, { matcher: TopicMatcher<string>; createdAt: Map<string, string> }>();
+  /**
+   * The `endpoints` version every index is at least as new as: the one read with the events of
+   * the fan-out that set it (fan-outs are serial, and each builds its indexes after that read).
+   */
+  private indexedAt?: number;
   private running = new Set<Promise<void>>();
   /** The leases of the attempts under way here: given back if a stop cuts them off. */
   private leases = new Map<string, string>();
@@ -195,11 +200,10 @@ export class Dispatcher {
   }
 
   /**
-   * Before a fan-out matches events, the endpoint changes other processes committed before them
-   * are heard: on PostgreSQL an endpoint's notice and then the events' arrive together, and the
-   * read of the versions the first one started may still be under way when the second wakes the
-   * fan-out (which then matched the events against the index that read drops, and they went to
-   * no one); on SQLite a commit by another process is found here rather than at the next timer.
+   * Before a fan-out, the endpoint changes other processes committed are heard (the indexes they
+   * make stale drop at once; on SQLite another process's commit is found here rather than at the
+   * next timer). Not enough on its own: on PostgreSQL a notice may still be on its way when a
+   * timer wakes the fan-out, which is why fanOutIn() also checks the version read with the events.
    * Outside the fan-out's transaction: the read may need the connection.
    */
   private async endpointsHeard(): Promise<void> {
@@ -212,7 +216,15 @@ export class Dispatcher {
    * it sends at once in flight).
    */
   private async fanOutIn(): Promise<{ events: number; rows: Fresh[] }> {
-    const events = await this.deps.outbox.takePending(this.fanOutBatch);
+    const { events, endpointsVersion } = await this.deps.outbox.takePending(this.fanOutBatch);
+    // An endpoint committed before these events is in their snapshot's version even when its
+    // notice has not arrived: indexes older than that version are dropped here and rebuilt in
+    // this transaction, whose later reads see at least what the events' read saw. No rollback,
+    // no extra statement.
+    if (endpointsVersion !== null && endpointsVersion !== this.indexedAt) {
+      this.indexes.clear();
+      this.indexedAt = endpointsVersion;
+    }
     const rows: Fresh[] = [];
     for (const ev of events) {
       const ix = await this.index(ev.companyId);

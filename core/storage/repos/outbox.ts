@@ -99,17 +99,22 @@ export class OutboxRepo {
   /**
    * The oldest events not yet fanned out to endpoints, marked fanned out at `at` (in the
    * transaction under way), oldest first: one statement, not a read and a mark (on PostgreSQL a
-   * round trip less per fan-out).
+   * round trip less per fan-out). With them, the `endpoints` cache version in the same snapshot
+   * (null when no event was taken): an index of endpoints older than it may miss an endpoint
+   * committed before these events, whose notice this process has not heard yet.
    */
-  async takePending(limit: number, at: string): Promise<PendingRow[]> {
-    const rows = await this.db.all<PendingRow & { seq: number }>(
-      // Several workers fan out side by side, each its own events.
+  async takePending(limit: number, at: string): Promise<{ events: PendingRow[]; endpointsVersion: number | null }> {
+    const rows = await this.db.all<PendingRow & { seq: number; endpointsVersion: number | null }>(
+      // Several workers fan out side by side, each its own events. The version's subquery runs
+      // once per statement (PostgreSQL: an InitPlan; SQLite: a Once).
       `UPDATE outbox SET dispatched_at = ? WHERE seq IN (SELECT seq FROM outbox WHERE dispatched_at IS NULL ORDER BY seq LIMIT ? ${this.db.dialect.skipLocked})
-       RETURNING seq, id, company_id AS "companyId", topic, created_at AS "createdAt", subject_id AS "subjectId", data, test`,
+       RETURNING seq, id, company_id AS "companyId", topic, created_at AS "createdAt", subject_id AS "subjectId", data, test,
+         (SELECT version FROM cache_versions WHERE scope = 'endpoints') AS "endpointsVersion"`,
       [at, limit],
     );
     // RETURNING promises no order.
-    return rows.sort((x, y) => Number(x.seq) - Number(y.seq));
+    rows.sort((x, y) => Number(x.seq) - Number(y.seq));
+    return { events: rows, endpointsVersion: rows.length ? Number(rows[0].endpointsVersion ?? 0) : null };
   }
 
   /** A company's events, newest first. */
