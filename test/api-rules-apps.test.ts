@@ -88,6 +88,30 @@ describe('the apps do their business', () => {
       expect(er.message).toMatch(ARABIC);
     });
 
+    it('proposes GOSI again when the pay or the employee it was proposed from changes, unless the update sends it; a typed amount stays until then', async () => {
+      const saudi = (await created(api.post('/api/v1/employees', { fullName: 'Faisal Al-Dosari', jobTitle: 'Engineer', joinDate: '2020-01-01', gosiEmployeeRate: 9.75, gosiEmployerRate: 11.75 }))).id;
+      const expat = (await created(api.post('/api/v1/employees', { fullName: 'Maria Santos', jobTitle: 'Engineer', joinDate: '2020-01-01', gosiEmployeeRate: 0, gosiEmployerRate: 2 }))).id;
+      const { socialInsurance: _, ...body } = payslip({ employeeId: saudi, basicSalary: 10_000, housingAllowance: 2_500 });
+      const slip = await created(api.post('/api/v1/payslips', body));
+      expect(slip).toMatchObject({ socialInsurance: 1_218.75, employerSocialInsurance: 1_468.75, netPay: 11_281.25 });
+      const patch = async (p: Record<string, unknown>) => {
+        const r = await api.patch(`/api/v1/payslips/${slip.id}`, p);
+        expect(r.statusCode, r.body).toBe(200);
+        return r.json().data;
+      };
+      // The basic corrected to 12,000: 9.75 % of 14,500 = 1,413.75, 11.75 % = 1,703.75, net 14,500 − 1,413.75 = 13,086.25.
+      expect(await patch({ basicSalary: 12_000 })).toMatchObject({ socialInsurance: 1_413.75, employerSocialInsurance: 1_703.75, grossPay: 14_500, netPay: 13_086.25 });
+      // A typed employee share stays through an edit of what it was not proposed from (transport is not in GOSI's wage)…
+      expect(await patch({ socialInsurance: 1_400 })).toMatchObject({ socialInsurance: 1_400, employerSocialInsurance: 1_703.75, netPay: 13_100 });
+      expect(await patch({ transportAllowance: 500 })).toMatchObject({ socialInsurance: 1_400, grossPay: 15_000, netPay: 13_600 });
+      // …and an update that sends it with the new pay keeps what it sends, while the employer's share follows the pay: 11.75 % of 15,000 = 1,762.50.
+      expect(await patch({ housingAllowance: 3_000, socialInsurance: 1_450 })).toMatchObject({ socialInsurance: 1_450, employerSocialInsurance: 1_762.5 });
+      // Another employee: both shares proposed from the new one's rates, 0 % and 2 % of 15,000 = 300.00.
+      expect(await patch({ employeeId: expat })).toMatchObject({ socialInsurance: 0, employerSocialInsurance: 300, netPay: 15_500 });
+      // The stored payslip says the same.
+      expect((await api.get(`/api/v1/payslips/${slip.id}`)).json().data).toMatchObject({ socialInsurance: 0, employerSocialInsurance: 300, netPay: 15_500 });
+    });
+
     it('refuses a negative net pay', async () => {
       const e = expectError(await api.post('/api/v1/payslips', payslip({ basicSalary: 1_000, housingAllowance: 0, socialInsurance: 975, otherDeductions: 500 })), 400, 'VALIDATION_ERROR');
       expect(e.details).toEqual([expect.objectContaining({ pointer: '/netPay', rule: 'validation', message: 'Deductions cannot exceed the pay: the net pay would be negative' })]);

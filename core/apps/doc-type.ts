@@ -19,7 +19,7 @@ import { compileFor, check, validationError, ajvDetails, unstorableDetails } fro
 import { buildDocSchemas, eventPayloadSchema, getOnly, isReadOnly, numericBounds, type DocSchemas } from './doc-schemas.ts';
 import { appFault } from './app-fault.ts';
 import { buildRules, hasExpressions, readsRef, rulesRead, type CompiledRules } from './rules/document-rules.ts';
-import { applyDefaults, applySet, brokenRules, celActivation, computeInto, conditionHolds, guardHolds, transitionScope, type Refs, type RuleScope } from './rules/evaluate.ts';
+import { applyDefaults, applySet, defaultsToProposeAgain, brokenRules, celActivation, computeInto, conditionHolds, guardHolds, transitionScope, type Refs, type RuleScope } from './rules/evaluate.ts';
 import { aggregateDeltas, addToAggregate, distinctMoves, statesNotCounted, type AggregatedBy, type Deltas, type DistinctMove } from './rules/aggregates.ts';
 import { currencyDigits } from '../tenancy/companies.ts';
 import { roleAtLeast } from '../identity/roles.ts';
@@ -411,7 +411,7 @@ export class DocType {
    * line, then of the document), then the validations: every problem at once. `refs`: the
    * documents the reference fields name, when the rules read `ref`.
    */
-  private applyRules(doc: Record<string, unknown>, caller: Caller, earlier: Record<string, unknown>[] = [], refs?: Refs, create = false): void {
+  private applyRules(doc: Record<string, unknown>, caller: Caller, earlier: Record<string, unknown>[] = [], refs?: Refs, defaults?: 'create' | ReadonlySet<string>): void {
     const rules = this.rules;
     if (!rules) {
       if (earlier.length) throw validationError(earlier);
@@ -419,7 +419,7 @@ export class DocType {
     }
     const s = this.ruleScope(caller);
     const a = celActivation(rules, this.decl, doc, s, refs);
-    if (create && rules.defaults.length) applyDefaults(rules, doc, a, s);
+    if (defaults && rules.defaults.length) applyDefaults(rules, doc, a, s, defaults === 'create' ? undefined : defaults);
     const problems = [...earlier, ...computeInto(rules, doc, a, s), ...brokenRules(rules, this.decl, a, s)];
     if (problems.length) throw validationError(problems);
   }
@@ -596,7 +596,7 @@ export class DocType {
       await this.hook('beforeCreate', caller, body);
       // Aggregates start at nothing: no document can count in one not yet created.
       for (const f of this.aggregates) body[f.name] = 0;
-      this.applyRules(body, caller, [], refs, true);
+      this.applyRules(body, caller, [], refs, 'create');
       if (this.decl.naming && this.decl.naming.on === undefined) await this.assignName(body, caller);
       await this.checkUnique(body, caller, this.decl.initialState);
       const data = this.stored(body, caller);
@@ -626,16 +626,20 @@ export class DocType {
       }
       const merged = check<Record<string, unknown>>(this.c.write, { ...current, ...structuredClone(patch) }, 'body', caller.lang, this.deps.tr);
       this.keepReadOnly(merged, previous);
-      return this.applyUpdate(w, caller, row, previous, merged);
+      return this.applyUpdate(w, caller, row, previous, merged, patch);
     });
   }
 
-  /** An update once `merged` holds the new values: references, hooks, rules and uniqueness, then the one write. */
-  private async applyUpdate(w: Work, caller: Caller, row: DocRow, previous: Doc, merged: Record<string, unknown>): Promise<Doc> {
+  /**
+   * An update once `merged` holds the new values (`patch` what was sent): references, hooks, the
+   * defaults what changed proposes again, rules and uniqueness, then the one write.
+   */
+  private async applyUpdate(w: Work, caller: Caller, row: DocRow, previous: Doc, merged: Record<string, unknown>, patch: Record<string, unknown>): Promise<Doc> {
     const refs = await this.checkReferences(merged, caller);
     await this.hook('beforeUpdate', caller, merged, previous);
     this.keepAggregates(merged, previous);
-    this.applyRules(merged, caller, [], refs);
+    const again = this.rules?.defaults.length ? defaultsToProposeAgain(this.rules, patch, previous, merged) : undefined;
+    this.applyRules(merged, caller, [], refs, again);
     await this.checkUnique(merged, caller, previous.state, row.id);
     const next: DocRow = { ...row, data: this.stored(merged, caller), updated_at: isoNow(this.deps.clock.now()) };
     const doc = await this.write(w, 'update', next, previous, caller);
@@ -813,7 +817,7 @@ export class DocType {
       const patch = patchOf(previous);
       this.checkLocks(previous, patch, caller);
       const merged: Record<string, unknown> = { ...bodyOf(previous), ...patch };
-      return this.applyUpdate(w, caller, row, previous, merged);
+      return this.applyUpdate(w, caller, row, previous, merged, patch);
     });
   }
 

@@ -24,6 +24,11 @@ export interface ComputedField {
   program: Program;
 }
 
+/** A default, and the fields whose change proposes it again on an update (the references it reads through `ref` among them). */
+export interface DefaultField extends ComputedField {
+  dependsOn: ReadonlySet<string>;
+}
+
 export interface LineComputed {
   /** The lines field, and its computed fields, each after those of the line it reads. */
   lines: FieldDecl;
@@ -45,7 +50,7 @@ export interface CompiledRules {
   /** Computed fields, each after the computed fields it reads. */
   computed: ComputedField[];
   /** Defaults, in the order of the fields. */
-  defaults: ComputedField[];
+  defaults: DefaultField[];
   /** `each`: the lines field whose every line the rule is evaluated on. */
   validations: { program: Program; index: number; each?: string }[];
   transitions: Map<string, CompiledTransition>;
@@ -91,6 +96,13 @@ function readsOf(expr: string, variable = 'doc'): Set<string> {
 
 /** `doc` read other than by a field name (`doc[k]`, or whole): any field may be read. */
 const WHOLE_DOC = /\bdoc\b(?!\s*\.)/;
+const WHOLE_REF = /\bref\b(?!\s*\.)/;
+
+/** The fields of `doc` an expression reads, and the references it reads through `ref` (`ref.employeeId.x` reads `employeeId`); all of them when it may read any. */
+function dependsOn(expr: string, dt: DocumentTypeDecl): ReadonlySet<string> {
+  if (WHOLE_DOC.test(expr) || WHOLE_REF.test(expr)) return new Set(dt.fields.map((f) => f.name));
+  return new Set([...readsOf(expr), ...readsOf(expr, 'ref')]);
+}
 
 /**
  * Whether a computed field or a validation of the type reads one of `fields` of `doc`, directly
@@ -265,7 +277,7 @@ export function buildRules(dt: DocumentTypeDecl, at: string, opts: { targets?: T
     if (program) computed.push({ field: f, program });
   }
 
-  const defaults: ComputedField[] = [];
+  const defaults: DefaultField[] = [];
   dt.fields.forEach((f, j) => {
     if (f.default === undefined) return;
     const pointer = `${at}/fields/${j}/default`;
@@ -273,7 +285,7 @@ export function buildRules(dt: DocumentTypeDecl, at: string, opts: { targets?: T
     else if (f.type === 'lines') add({ pointer, rule: 'default', message: `${f.name} is a lines field: only scalar fields have defaults` });
     else {
       const program = compileOne(env, f.default, pointer, RESULT_TYPES[f.type], `a ${f.type} field`, add);
-      if (program) defaults.push({ field: f, program });
+      if (program) defaults.push({ field: f, program, dependsOn: dependsOn(f.default, dt) });
     }
   });
 

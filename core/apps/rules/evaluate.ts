@@ -60,20 +60,44 @@ const computeProblem = (pointer: string, name: string, e: unknown, s: RuleScope)
 /**
  * On create, gives each field the client left out that has a `default` its value (in the order
  * of the fields, each seeing the ones before). A default that cannot be evaluated (a reference
- * left empty) gives nothing: the field stays out.
+ * left empty) gives nothing: the field stays out. `again`: on an update, the defaults to propose
+ * again whatever the field holds (what they read changed); one that cannot be evaluated leaves
+ * the value as it was.
  */
-export function applyDefaults(rules: CompiledRules, doc: Record<string, unknown>, a: Activation, s: RuleScope): void {
+export function applyDefaults(rules: CompiledRules, doc: Record<string, unknown>, a: Activation, s: RuleScope, again?: ReadonlySet<string>): void {
   for (const { field, program } of rules.defaults) {
-    if (doc[field.name] !== undefined) continue;
+    if (again ? !again.has(field.name) : doc[field.name] !== undefined) continue;
     try {
       const value = program(a);
       doc[field.name] = fromCel(field.type, value, s.digits);
       setCel(a.doc, field.name, value);
     } catch {
-      // Left out, as the client left it.
+      // Left as the client left it.
     }
   }
 }
+
+/**
+ * The defaults an update proposes again: those reading a field (or a reference) the update
+ * changed, the update neither sending nor changing the field itself, in the order of the fields
+ * (one proposed again counts as changed for those after it). As Odoo's editable computed fields
+ * and Frappe's `fetch_from`: a typed value stays until what it was proposed from changes.
+ */
+export function defaultsToProposeAgain(rules: CompiledRules, sent: Record<string, unknown>, before: Record<string, unknown>, after: Record<string, unknown>): Set<string> | undefined {
+  let again: Set<string> | undefined;
+  const changed = (name: string) => again?.has(name) || !sameValue(before[name], after[name]);
+  for (const { field, dependsOn } of rules.defaults) {
+    if (field.name in sent || changed(field.name)) continue;
+    for (const name of dependsOn) {
+      if (!changed(name)) continue;
+      (again ??= new Set()).add(field.name);
+      break;
+    }
+  }
+  return again;
+}
+
+const sameValue = (x: unknown, y: unknown) => x === y || (typeof x === 'object' && typeof y === 'object' && JSON.stringify(x) === JSON.stringify(y));
 
 /**
  * Sets each computed field of every line (`line` in scope), then of `doc`, and of its CEL view
