@@ -387,6 +387,13 @@ describe('the apps do their business', () => {
       expect((await created(api.post('/api/v1/leave-requests', hajj('2026-05-31')))).days).toBe(12);
       // Other leave of 9 days is not held to it.
       expect((await created(api.post('/api/v1/leave-requests', { ...hajj('2026-05-28'), leaveType: 'annual' }))).days).toBe(9);
+      // An allocation of Hajj leave is held to the same range: 15 (Eid included) is allocated, 9 and 20 are refused.
+      const allocate = (days: number, lang: 'en' | 'ar' = 'en') => api.post('/api/v1/leave-allocations', { employeeId: joined, leaveType: 'hajj', validFrom: '2026-01-01', validTo: '2026-12-31', days }, { 'accept-language': lang });
+      expect((await created(allocate(15))).days).toBe(15);
+      for (const [days, lang] of [[9, 'en'], [20, 'ar']] as const) {
+        const e = expectError(await allocate(days, lang), 400, 'VALIDATION_ERROR');
+        expect(e.details).toEqual([expect.objectContaining({ pointer: '/days', rule: 'validation', message: message[lang] })]);
+      }
     });
 
     it("grants Hajj leave once in the employee's service (art. 114): a second request is refused while one holds, a rejected or cancelled one does not count", async () => {
