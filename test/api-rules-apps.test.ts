@@ -270,6 +270,30 @@ describe('the apps do their business', () => {
         expect(e.details[0]).toMatchObject({ pointer: '/deductions', rule: 'validation' });
         expectError(await api.post('/api/v1/eos-settlements', { employeeId, lastWorkingDay: '2026-01-31', reason: 'termination', serviceYears: 2, lastBasicSalary: 10_000, gratuity: 1 }), 400, 'VALIDATION_ERROR');
       });
+
+      it('counts the years of service from the join date to the last working day when none are sent, and again when the day moves', async () => {
+        const count = (over: Record<string, unknown>) => created(api.post('/api/v1/eos-settlements', { employeeId, reason: 'termination', lastBasicSalary: 10_000, ...over }));
+        // Sara joined on 2019-01-01; to 31 December 2025, both included, is seven whole years (two leap days inside): 45,000.
+        expect(await count({ lastWorkingDay: '2025-12-31' })).toMatchObject({ serviceYears: 7, fullAward: 45_000, gratuity: 45_000 });
+        // Joined 15 March 2021, leaving on 14 September 2026: 5 years and the 184 days from 15 March, 5 + 184/365.
+        // 10,000 × (2.5 + 184/365) = 30,041.10; resigning after five years, two thirds: 20,027.40.
+        const joined = (await created(api.post('/api/v1/employees', { fullName: 'Huda Al-Ghamdi', jobTitle: 'Analyst', joinDate: '2021-03-15' }))).id;
+        const s = await count({ employeeId: joined, lastWorkingDay: '2026-09-14', reason: 'resignation' });
+        expect(s.serviceYears).toBeCloseTo(5 + 184 / 365, 12);
+        expect(s).toMatchObject({ fullAward: 30_041.1, gratuity: 20_027.4 });
+        // The last working day moved to 14 March 2026: five whole years, counted again: 25,000, two thirds 16,666.67.
+        const moved = await api.patch(`/api/v1/eos-settlements/${s.id}`, { lastWorkingDay: '2026-03-14' });
+        expect(moved.statusCode, moved.body).toBe(200);
+        expect(moved.json().data).toMatchObject({ serviceYears: 5, fullAward: 25_000, gratuity: 16_666.67 });
+        // Joined on 29 February 2020: the anniversary in a year without one is 28 February, so to 27 February 2025 is five years.
+        const leapling = (await created(api.post('/api/v1/employees', { fullName: 'Omar Al-Shehri', jobTitle: 'Driver', joinDate: '2020-02-29' }))).id;
+        expect(await count({ employeeId: leapling, lastWorkingDay: '2025-02-27' })).toMatchObject({ serviceYears: 5, fullAward: 25_000 });
+        // A last working day before the join date is refused at its field, in the caller's language.
+        for (const lang of ['en', 'ar'] as const) {
+          const e = expectError(await api.post('/api/v1/eos-settlements', { employeeId: joined, lastWorkingDay: '2021-03-14', reason: 'termination', lastBasicSalary: 10_000, serviceYears: 0 }, { 'accept-language': lang }), 400, 'VALIDATION_ERROR');
+          expect(e.details).toEqual([expect.objectContaining({ pointer: '/lastWorkingDay', rule: 'validation', message: lang === 'en' ? 'The last working day cannot be before the employee joined' : 'لا يجوز أن يكون آخر يوم عمل قبل تاريخ التحاق الموظف' })]);
+        }
+      });
     });
   });
 

@@ -147,13 +147,15 @@ describe('the error semantics, compiled as interpreted', () => {
     expect(run('addYears(doc.d, 2) <= today', { d: '2024-01-15' })).toEqual({ value: true });
     expect(run('addYears(doc.d, doc.b)', { d: '2024-02-30', b: 1 })).toMatchObject({ error: 'RangeError' });
     expect(run('addYears(doc.d, doc.b) < today', { b: 1 })).toMatchObject({ error: 'no_such_key' });
+    expect(run('yearsBetween(doc.d, addDays(today, 1))', { d: '2024-01-15' })).toEqual({ value: 2 + 1 / 365 });
+    expect(run('yearsBetween(doc.d, today) > 1.5', { d: '2024-02-30' })).toMatchObject({ error: 'RangeError' });
   });
 
-  it('type-checks addYears as the other functions: a date (string) and an int, giving a date', () => {
+  it('type-checks addYears and yearsBetween as the other functions: dates (strings) and an int, giving a date or a double', () => {
     const problems: string[] = [];
-    for (const expr of ['addYears(doc.d, 1.5)', 'addYears(doc.d, "2")', 'addYears(doc.b, 1)', 'addYears(doc.d)', 'addYears(doc.d, 1) + 1'])
+    for (const expr of ['addYears(doc.d, 1.5)', 'addYears(doc.d, "2")', 'addYears(doc.b, 1)', 'addYears(doc.d)', 'addYears(doc.d, 1) + 1', 'yearsBetween(doc.d, 1)', 'yearsBetween(doc.d, doc.d) + 1'])
       compileOne(env, expr, '/x', TYPES, 'a test', (p) => problems.push(p.message));
-    expect(problems).toHaveLength(5);
+    expect(problems).toHaveLength(7);
     expect(problems.every((p) => p.startsWith('/x: the expression does not type-check:'))).toBe(true);
   });
 

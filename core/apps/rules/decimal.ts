@@ -94,3 +94,16 @@ export function addYears(date: string, years: bigint): string {
   const day = date.endsWith('-02-29') && !isLeap(year) ? '28' : date.slice(8);
   return `${String(year).padStart(4, '0')}${date.slice(4, 8)}${day}`;
 }
+
+/**
+ * Years from one `YYYY-MM-DD` date to another as service counts them: the anniversaries passed
+ * (as `addYears` gives them), then the days after the last one over 365, so that a period of
+ * whole years is whole whatever its leap days (the Labour Law's art. 84 counts parts of a year in
+ * proportion). Negative when `to` is before `from`.
+ */
+export function yearsBetween(from: string, to: string): number {
+  if (dayMs(to) < dayMs(from)) return -yearsBetween(to, from);
+  let whole = BigInt(Number(to.slice(0, 4)) - Number(from.slice(0, 4)));
+  if (addYears(from, whole) > to) whole -= 1n;
+  return Number(whole) + Number(daysBetween(addYears(from, whole), to)) / 365;
+}

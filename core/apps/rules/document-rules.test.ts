@@ -7,7 +7,7 @@ import { celActivation, computeInto, brokenRules } from './evaluate.ts';
 import { createTranslator } from '../../kernel/i18n/i18n.ts';
 import { validManifest } from '../app-source.ts';
 import { rulesManifest } from '../../../test/rules-app.ts';
-import { addDays, addYears, daysBetween, divRound, roundHalfAway, scaled, scaledByText, timesRound } from './decimal.ts';
+import { addDays, addYears, daysBetween, yearsBetween, divRound, roundHalfAway, scaled, scaledByText, timesRound } from './decimal.ts';
 import { toMinor } from './values.ts';
 import { random } from '../../../test/rule-samples.ts';
 import type { Manifest } from '../../../manifests/manifest.schema.ts';
@@ -211,6 +211,12 @@ describe('the exact helpers', () => {
     }
     expect([addDays('2024-02-28', 1n), addDays('2024-03-01', -1n), addDays('2025-02-28', 1n), addDays('2025-12-31', 1n)]).toEqual(['2024-02-29', '2024-02-29', '2025-03-01', '2026-01-01']);
     expect(() => addDays('9999-12-31', 1n)).toThrow(RangeError);
+    // Years as service counts them: anniversaries passed, then the days after the last one over 365.
+    expect([yearsBetween('2019-01-01', '2026-01-01'), yearsBetween('2020-02-29', '2025-02-28'), yearsBetween('2020-02-29', '2024-02-29'), yearsBetween('2024-06-01', '2024-06-01')]).toEqual([7, 5, 4, 0]);
+    expect(yearsBetween('2021-03-15', '2026-09-15')).toBe(5 + 184 / 365);
+    expect(yearsBetween('2024-12-31', '2025-12-30')).toBe(364 / 365);
+    expect(yearsBetween('2026-01-01', '2025-01-01')).toBe(-1);
+    expect(() => yearsBetween('2025-02-29', '2026-01-01')).toThrow(RangeError);
     expect(() => addDays('2024-01-01', 10n ** 12n)).toThrow(RangeError);
   });
 

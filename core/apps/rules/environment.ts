@@ -4,7 +4,7 @@
 // part); expressions are parsed and checked against it once.
 import { Environment } from '@marcbachmann/cel-js';
 import type { FieldDecl, LineFieldDecl } from '../../../manifests/manifest.schema.ts';
-import { addDays, addYears, daysBetween, divRound, roundHalfAway, timesRound } from './decimal.ts';
+import { addDays, addYears, daysBetween, divRound, roundHalfAway, timesRound, yearsBetween } from './decimal.ts';
 import { isSet } from './presence.ts';
 
 /**
@@ -60,6 +60,7 @@ function withFunctions(env: Environment): Environment {
     .registerFunction('daysBetween(string, string): int', daysBetween, { description: 'Calendar days from the first date to the second (negative when it is before)' })
     .registerFunction('addDays(string, int): string', addDays, { description: 'The date so many calendar days after (before, when negative) a date' })
     .registerFunction('addYears(string, int): string', addYears, { description: 'The date so many years after (before, when negative) a date; 29 February gives 28 February in a year without one' })
+    .registerFunction('yearsBetween(string, string): double', yearsBetween, { description: 'Years from the first date to the second as service counts them: anniversaries passed, then the days after the last one over 365' })
     // What has(x.f) runs as: a number left out is not set, though it reads as 0.
     .registerFunction('isSet(dyn, string): bool', isSetHandler, { description: 'Whether the field is set (has(x.f))' });
 }
