@@ -1,6 +1,7 @@
 // The first-party apps' rules, driven through the API alone with the numbers the business gives:
-// payroll (net pay, GOSI from the employee's and the employer's shares, a period in order, locked
-// payslips, the Saudi end-of-service award), time off (days counted from the dates, the Labour
+// payroll (net pay, GOSI from the employee's and the employer's shares, proposed again when the
+// pay changes, overtime at the Labour Law's rate, a period in order, locked payslips, the Saudi
+// end-of-service award with the years of service counted from the dates), time off (days counted from the dates, the Labour
 // Law's days allocated and prorated in the year of the fifth anniversary, maternity leave of 84
 // days, Hajj leave of 10 to 15 days after two years of service and once in it, a rejection with
 // its reason) and CRM (a lost reason required, a won deal at 100 %), a payroll run's totals kept
@@ -110,6 +111,32 @@ describe('the apps do their business', () => {
       expect(await patch({ employeeId: expat })).toMatchObject({ socialInsurance: 0, employerSocialInsurance: 300, netPay: 15_500 });
       // The stored payslip says the same.
       expect((await api.get(`/api/v1/payslips/${slip.id}`)).json().data).toMatchObject({ socialInsurance: 0, employerSocialInsurance: 300, netPay: 15_500 });
+    });
+
+    it('pays overtime hours at the Labour Law rate (art. 107): the hour\'s wage plus half the hour\'s basic wage, the hour being the month over 240', async () => {
+      const { socialInsurance: _, ...body } = payslip({ basicSalary: 10_000, housingAllowance: 2_500, transportAllowance: 500, overtimeHours: 10 });
+      // Wage 13,000 a month is 54.1667 an hour, basic 10,000 is 41.6667: 54.1667 + 20.8333 = 75.00 an hour, 10 hours 750.00.
+      const slip = await created(api.post('/api/v1/payslips', { ...body, socialInsurance: 975 }));
+      expect(slip).toMatchObject({ overtimePay: 750, grossPay: 13_750, netPay: 12_775 });
+      const patch = async (p: Record<string, unknown>) => {
+        const r = await api.patch(`/api/v1/payslips/${slip.id}`, p);
+        expect(r.statusCode, r.body).toBe(200);
+        return r.json().data;
+      };
+      // 12.5 hours: 937.50; the basic raised to 12,000 (wage 15,000): (15,000 + 6,000) × 12.5 / 240 = 1,093.75.
+      expect((await patch({ overtimeHours: 12.5 })).overtimePay).toBe(937.5);
+      // Sara's GOSI shares are not recorded: the 975 typed stays through the change of pay.
+      expect(await patch({ basicSalary: 12_000 })).toMatchObject({ overtimePay: 1_093.75, grossPay: 16_093.75, socialInsurance: 975, netPay: 15_118.75 });
+      // A typed amount stays until the hours or the pay change.
+      expect((await patch({ overtimePay: 1_000 })).overtimePay).toBe(1_000);
+      expect((await patch({ otherDeductions: 50 })).overtimePay).toBe(1_000);
+      // Without hours, what is typed is what is paid, whatever else changes.
+      const typed = await created(api.post('/api/v1/payslips', payslip({ overtimePay: 320.25 })));
+      expect(typed.overtimePay).toBe(320.25);
+      const r = await api.patch(`/api/v1/payslips/${typed.id}`, { basicSalary: 11_000 });
+      expect(r.json().data).toMatchObject({ overtimePay: 320.25, grossPay: 13_820.25 });
+      // More than the year's 720 hours in a month is refused.
+      expectError(await api.post('/api/v1/payslips', payslip({ overtimeHours: 721 })), 400, 'VALIDATION_ERROR');
     });
 
     it('refuses a negative net pay', async () => {
