@@ -274,6 +274,54 @@ describe('the apps do their business', () => {
       });
     });
 
+    it("calculates a run into a payslip per employee from the salary in force at the period's end, prorating a joiner by calendar days; typed payslips stay, leavers and future salaries are left out", async () => {
+      const co2 = await createCompany(host, { currency: 'SAR', apps: APPS });
+      const hr = co2.as();
+      const person = async (fullName: string, joinDate: string, over: Record<string, unknown> = {}) =>
+        (await created(hr.post('/api/v1/employees', { fullName, jobTitle: 'Engineer', joinDate, gosiEmployeeRate: 9.75, gosiEmployerRate: 11.75, ...over }))).id;
+      const salary = (employeeId: string, fromDate: string, pay: Record<string, unknown>) => created(hr.post('/api/v1/salary-assignments', { employeeId, fromDate, ...pay }));
+      const yousef = await person('Yousef Al-Mutairi', '2018-05-01');
+      await salary(yousef, '2025-01-01', { basicSalary: 9_000, housingAllowance: 2_250 });
+      await salary(yousef, '2026-03-01', { basicSalary: 10_000, housingAllowance: 2_500, transportAllowance: 500 });
+      // Lina joins on 16 March: 16 of March's 31 days.
+      const lina = await person('Lina Al-Harthi', '2026-03-16');
+      await salary(lina, '2026-03-16', { basicSalary: 6_200, housingAllowance: 1_550 });
+      const ahmed = await person('Ahmed Al-Malki', '2015-01-01', { exitDate: '2026-02-28' });
+      await salary(ahmed, '2020-01-01', { basicSalary: 20_000 });
+      const nasser = await person('Nasser Al-Juhani', '2026-04-01');
+      await salary(nasser, '2026-04-01', { basicSalary: 8_000 });
+      const ravi = await person('Ravi Menon', '2022-01-01', { gosiEmployeeRate: 0, gosiEmployerRate: 2 });
+      await salary(ravi, '2022-01-01', { basicSalary: 4_000 });
+      // One employee and day, one salary: a second is refused.
+      expectError(await hr.post('/api/v1/salary-assignments', { employeeId: lina, fromDate: '2026-03-16', basicSalary: 1 }), 409, 'CONFLICT');
+      const bad = expectError(await hr.post('/api/v1/salary-assignments', { employeeId: lina, fromDate: '2026-05-01', basicSalary: -1 }), 400, 'VALIDATION_ERROR');
+      expect(bad.details[0]).toMatchObject({ pointer: '/basicSalary', rule: 'minimum' });
+
+      const run = await created(hr.post('/api/v1/payroll-runs', { period: '2026-03', periodStart: '2026-03-01', periodEnd: '2026-03-31', payDate: '2026-03-26' }));
+      // Ravi's March pay was typed before the run was calculated: it stays (5,000 this month, GOSI 2 % of 5,000 = 100).
+      await created(hr.post('/api/v1/payslips', { runId: run.id, employeeId: ravi, basicSalary: 5_000 }));
+      const calculated = await hr.post(`/api/v1/payroll-runs/${run.id}/calculate`);
+      expect(calculated.statusCode, calculated.body).toBe(200);
+      const listed = await hr.get(`/api/v1/payslips?runId=${run.id}`);
+      expect(listed.statusCode, listed.body).toBe(200);
+      const slips = listed.json().data as Record<string, unknown>[];
+      const of = (id: string) => slips.filter((s) => s.employeeId === id);
+      expect(slips).toHaveLength(3);
+      // Yousef, on the salary from 1 March: 12,500 counts for GOSI, 9.75 % = 1,218.75; net 13,000 − 1,218.75.
+      expect(of(yousef)).toEqual([expect.objectContaining({ state: 'draft', basicSalary: 10_000, housingAllowance: 2_500, transportAllowance: 500, socialInsurance: 1_218.75, employerSocialInsurance: 1_468.75, netPay: 11_781.25 })]);
+      // Lina: 6,200 × 16/31 = 3,200.00 and 1,550 × 16/31 = 800.00; GOSI 9.75 % of 4,000 = 390.00.
+      expect(of(lina)).toEqual([expect.objectContaining({ basicSalary: 3_200, housingAllowance: 800, socialInsurance: 390, employerSocialInsurance: 470, netPay: 3_610 })]);
+      expect(of(ravi)).toEqual([expect.objectContaining({ basicSalary: 5_000, employerSocialInsurance: 100, netPay: 5_000 })]);
+      expect([of(ahmed), of(nasser)]).toEqual([[], []]);
+      // The run totals them in the same unit of work: 11,781.25 + 3,610 + 5,000 = 20,391.25; the employer's 1,468.75 + 470 + 100.
+      const totals = (await hr.get(`/api/v1/payroll-runs/${run.id}`)).json().data;
+      expect(totals).toMatchObject({ state: 'calculated', employeeCount: 3, grossTotal: 22_000, netTotal: 20_391.25, employerSocialInsuranceTotal: 2_038.75 });
+      // Reopened and calculated again: nobody is paid twice.
+      expect((await hr.post(`/api/v1/payroll-runs/${run.id}/reopen`)).statusCode).toBe(200);
+      expect((await hr.post(`/api/v1/payroll-runs/${run.id}/calculate`)).statusCode).toBe(200);
+      expect((await hr.get(`/api/v1/payslips?runId=${run.id}`)).json().total).toBe(3);
+    });
+
     describe('end of service (Labour Law Arts. 84–85)', () => {
       const settle = (serviceYears: number, reason: string, over: Record<string, unknown> = {}) =>
         created(api.post('/api/v1/eos-settlements', { employeeId, lastWorkingDay: '2026-01-31', reason, serviceYears, lastBasicSalary: 10_000, ...over }));

@@ -125,10 +125,13 @@ const invoiceLines = () => [{ description: 'Consulting', quantity: 2, unitPrice:
  */
 let chequeNumber = 0;
 let periodWeeks = 0;
+let salaryDays = 0;
 const OVERRIDES: Record<string, (day: string) => Json | Promise<Json>> = {
   // Invoicing: customer numbers have their forms (VAT 15 digits, the first and last 3); lines a VAT
   // category that fits their exemption reason; notes and payments against an issued invoice.
   'invoicing/customer': () => ({ vatNumber: '300000000000003', crNumber: '1010010000', country: 'SA' }),
+  // Payroll: one salary assignment per employee and day.
+  'payroll/salaryAssignment': () => ({ fromDate: new Date(Date.UTC(2020, 0, 1) + salaryDays++ * 86_400_000).toISOString().slice(0, 10) }),
   'invoicing/invoice': () => ({ lines: invoiceLines() }),
   'invoicing/creditNote': async () => ({ lines: [{ description: 'Returned', quantity: 1, unitPrice: 10 }], invoiceId: (await issuedInvoice()).id }),
   'invoicing/debitNote': async () => ({ lines: [{ description: 'Undercharged', quantity: 1, unitPrice: 10 }], invoiceId: (await issuedInvoice()).id }),

@@ -1,5 +1,6 @@
-// The payroll app: runs, payslips and end-of-service settlements are document types declared in
-// its manifest. This bundle adds the run's WPS salary file, the one a payroll officer uploads to
+// The payroll app: runs, payslips, salary assignments and end-of-service settlements are document
+// types declared in its manifest. This bundle gives a run's calculation its payslips
+// (payslips-from-salaries.ts) and adds the run's WPS salary file, the one a payroll officer uploads to
 // the bank for the Wage Protection System (Mudad). Its layout is Odoo's Saudi payroll's
 // (l10n_sa_hr_payroll, "structured in accordance with the technical guidelines issued by the
 // MHRSD": https://www.odoo.com/documentation/19.0/applications/hr/payroll/payroll_localizations/saudi_arabia.html#wps-reports;
@@ -7,6 +8,7 @@
 // tab-separated, CRLF-ended rows; the establishment's header row under its tags, the tag row of
 // the employees and one row per payslip, then a row of `-` marking the end of the file.
 import { defineApp, route, AppError, toMinor, minorText, type AppContext, type Doc } from 'diwan/sdk';
+import { payslipsFromSalaries } from './payslips-from-salaries.ts';
 
 /** Run states in which pay is final: the file pays what the run approved. */
 const FINAL = ['approved', 'paid'];
@@ -106,6 +108,13 @@ async function wpsFile(ctx: AppContext, id: string): Promise<{ file: string; run
 
 export default defineApp({
   id: 'payroll',
+  hooks: {
+    payrollRun: {
+      async afterTransition(run, transition, ctx) {
+        if (transition === 'calculate') await payslipsFromSalaries(run, ctx);
+      },
+    },
+  },
   routes: [
     route({
       method: 'GET',

@@ -1,0 +1,55 @@
+// A payroll run's calculation: a draft payslip for every employee in the period, from the salary
+// assignment in force at its end (ERPNext's payroll entry "creates salary slips" from salary
+// structure assignments; Odoo's batch "generates payslips" from contracts). Pay for part of the
+// period is prorated by its calendar days (ERPNext's payment days over the days of the period,
+// holidays included); what the payslip computes from its pay (GOSI, gross, net) its rules do.
+import { fromMinor, minorDigits, toMinor, type AppContext, type Doc } from 'diwan/sdk';
+
+const PAY = ['basicSalary', 'housingAllowance', 'transportAllowance', 'otherAllowances'] as const;
+
+const DAY_MS = 86_400_000;
+/** Calendar days from one `YYYY-MM-DD` date to another, both included. */
+const daysIn = (from: string, to: string) => Math.round((Date.parse(to) - Date.parse(from)) / DAY_MS) + 1;
+
+/** `amount × days ÷ of`, exactly in minor units, rounded half away from zero once. */
+function prorated(amount: number, days: number, of: number, digits: number): number {
+  const num = toMinor(amount, digits) * BigInt(days);
+  const den = BigInt(of);
+  return fromMinor((num * 2n + den) / (den * 2n), digits);
+}
+
+/** Each employee's assignment in force on `day` (the latest from on or before it). */
+function inForce(assignments: Doc[], day: string): Map<string, Doc> {
+  const out = new Map<string, Doc>();
+  for (const a of assignments) {
+    if ((a.fromDate as string) > day) continue;
+    const had = out.get(a.employeeId as string);
+    if (!had || (had.fromDate as string) < (a.fromDate as string)) out.set(a.employeeId as string, a);
+  }
+  return out;
+}
+
+/** Creates the run's missing payslips, in its unit of work; answers how many. */
+export async function payslipsFromSalaries(run: Doc, ctx: AppContext): Promise<number> {
+  const start = run.periodStart as string;
+  const end = run.periodEnd as string;
+  const days = daysIn(start, end);
+  const digits = minorDigits(ctx.company.currency);
+  const salaries = inForce(await ctx.docs('salaryAssignment').all(), end);
+  const paid = new Set((await ctx.docs('payslip').all({ filters: { runId: run.id } })).filter((s) => s.state !== 'cancelled').map((s) => s.employeeId));
+  const slips = ctx.docs('payslip');
+  let made = 0;
+  for (const employee of await ctx.docs('employees/employee').all({ sort: 'createdAt' })) {
+    const salary = salaries.get(employee.id);
+    if (!salary || paid.has(employee.id)) continue;
+    const joined = typeof employee.joinDate === 'string' ? employee.joinDate : start;
+    const left = typeof employee.exitDate === 'string' ? employee.exitDate : end;
+    if (joined > end || left < start) continue;
+    const worked = daysIn(joined > start ? joined : start, left < end ? left : end);
+    const body: Record<string, unknown> = { runId: run.id, employeeId: employee.id };
+    for (const f of PAY) if (typeof salary[f] === 'number') body[f] = worked === days ? salary[f] : prorated(salary[f] as number, worked, days, digits);
+    await slips.create(body);
+    made++;
+  }
+  return made;
+}
