@@ -346,6 +346,20 @@ describe('the apps do their business', () => {
         expectError(await api.post('/api/v1/eos-settlements', { employeeId, lastWorkingDay: '2026-01-31', reason: 'termination', serviceYears: 2, lastBasicSalary: 10_000, gratuity: 1 }), 400, 'VALIDATION_ERROR');
       });
 
+      it('pays the unused leave days at the last wage over 30 (art. 111): 18 days of 12,500 = 7,500.00, with the award', async () => {
+        // Seven years ended by the employer: 2.5 + 2 = 4.5 months of 12,500 = 56,250; with 18 days' leave pay, 63,750 − 1,000.
+        const s = await settle(7, 'termination', { lastAllowances: 2_500, unusedLeaveDays: 18, deductions: 1_000 });
+        expect(s).toMatchObject({ fullAward: 56_250, leaveEncashment: 7_500, totalPayable: 62_750 });
+        // 4.5 days: 1,875.00; the wage raised to 15,000: 2,250.00. A typed amount stays until the days or the wage change.
+        const patch = async (p: Record<string, unknown>) => (await api.patch(`/api/v1/eos-settlements/${s.id}`, p)).json().data;
+        expect((await patch({ unusedLeaveDays: 4.5 })).leaveEncashment).toBe(1_875);
+        expect((await patch({ lastBasicSalary: 12_500 })).leaveEncashment).toBe(2_250);
+        expect((await patch({ leaveEncashment: 2_000 })).leaveEncashment).toBe(2_000);
+        expect(await patch({ deductions: 0 })).toMatchObject({ leaveEncashment: 2_000 });
+        // Without days, what is typed is paid.
+        expect(await settle(7, 'termination', { leaveEncashment: 3_000.5 })).toMatchObject({ leaveEncashment: 3_000.5, totalPayable: 48_000.5 });
+      });
+
       it('counts the years of service from the join date to the last working day when none are sent, and again when the day moves', async () => {
         const count = (over: Record<string, unknown>) => created(api.post('/api/v1/eos-settlements', { employeeId, reason: 'termination', lastBasicSalary: 10_000, ...over }));
         // Sara joined on 2019-01-01; to 31 December 2025, both included, is seven whole years (two leap days inside): 45,000.
