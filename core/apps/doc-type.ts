@@ -13,7 +13,7 @@ import type { Clock } from '../kernel/clock.ts';
 import type { Actor } from '../kernel/actor.ts';
 import type { Company } from '../tenancy/companies.ts';
 import type { Principal } from '../identity/principal.ts';
-import { newSortableId, isoNow } from '../kernel/ids.ts';
+import { newSortableId, isoDay, isoNow } from '../kernel/ids.ts';
 import { DiwanError } from '../kernel/errors/diwan-error.ts';
 import { compileFor, check, validationError, ajvDetails, unstorableDetails } from '../kernel/validation.ts';
 import { buildDocSchemas, eventPayloadSchema, getOnly, isReadOnly, numericBounds, type DocSchemas } from './doc-schemas.ts';
@@ -403,7 +403,7 @@ export class DocType {
   }
 
   private ruleScope(caller: Caller): RuleScope {
-    return { digits: digitsOf(caller), today: isoNow(this.deps.clock.now()).slice(0, 10), lang: caller.lang, tr: this.deps.tr };
+    return { digits: digitsOf(caller), today: isoDay(this.deps.clock.now()), lang: caller.lang, tr: this.deps.tr };
   }
 
   /**
@@ -429,7 +429,7 @@ export class DocType {
     if (!('rule' in c)) return holds(c, doc);
     const index = this.deps.topics.filter((t) => t.source.when && 'rule' in t.source.when).findIndex((t) => t.source.when === c);
     // Money in the company currency's minor units (a write without a caller is the host's own, in SAR's 2 digits).
-    return conditionHolds(this.rules!, index, this.decl, doc, { digits: caller ? digitsOf(caller) : 2, today: isoNow(this.deps.clock.now()).slice(0, 10) });
+    return conditionHolds(this.rules!, index, this.decl, doc, { digits: caller ? digitsOf(caller) : 2, today: isoDay(this.deps.clock.now()) });
   }
 
   /** An update (or delete) of a document in a locked state, or of a field locked in it, is refused. */
@@ -849,7 +849,7 @@ export class DocType {
   private async assignName(doc: Record<string, unknown>, caller: Caller): Promise<void> {
     const n = this.decl.naming!;
     if (typeof doc[n.field] === 'string' && doc[n.field] !== '') return;
-    const date = namingDate(n, doc, isoNow(this.deps.clock.now()).slice(0, 10));
+    const date = namingDate(n, doc, isoDay(this.deps.clock.now()));
     doc[n.field] = formatName(n, date, await this.deps.sequence(caller.company.id, seriesKey(this.decl.name, n, date)));
   }
 

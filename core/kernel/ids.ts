@@ -37,3 +37,15 @@ export const newId = (prefix: string): string => `${prefix}_${randomToken(20)}`;
 export const newSortableId = (prefix: string, ms: number): string => `${prefix}_${Math.max(0, Math.floor(ms)).toString(36).padStart(9, '0').slice(-9)}${randomToken(11)}`;
 
 export const isoNow = (ms: number): string => new Date(ms).toISOString();
+
+const DAY_MS = 86_400_000;
+let day = { from: 0, to: -1, text: '' };
+
+/** The UTC date (`YYYY-MM-DD`) of `ms`, formatted once a day: every write with rules asks it. */
+export function isoDay(ms: number): string {
+  if (ms < day.from || ms >= day.to) {
+    const from = Math.floor(ms / DAY_MS) * DAY_MS;
+    day = { from, to: from + DAY_MS, text: new Date(from).toISOString().slice(0, 10) };
+  }
+  return day.text;
+}
