@@ -320,6 +320,14 @@ describe('the apps do their business', () => {
       expect((await hr.post(`/api/v1/payroll-runs/${run.id}/reopen`)).statusCode).toBe(200);
       expect((await hr.post(`/api/v1/payroll-runs/${run.id}/calculate`)).statusCode).toBe(200);
       expect((await hr.get(`/api/v1/payslips?runId=${run.id}`)).json().total).toBe(3);
+      // Approved, then paid: each payslip is confirmed and published to its employee, one event each.
+      expect((await hr.post(`/api/v1/payroll-runs/${run.id}/approve`)).statusCode).toBe(200);
+      expect(((await hr.get(`/api/v1/payslips?runId=${run.id}`)).json().data as { state: string }[]).map((s) => s.state)).toEqual(['draft', 'draft', 'draft']);
+      const paid = await hr.post(`/api/v1/payroll-runs/${run.id}/markPaid`);
+      expect(paid.statusCode, paid.body).toBe(200);
+      expect(((await hr.get(`/api/v1/payslips?runId=${run.id}`)).json().data as { state: string }[]).map((s) => s.state)).toEqual(['published', 'published', 'published']);
+      const published = await count(host, "SELECT count(*) FROM outbox WHERE company_id = ? AND topic = 'payroll.payslip.published'", co2.company.id);
+      expect(published).toBe(3);
     });
 
     describe('end of service (Labour Law Arts. 84–85)', () => {

@@ -1,14 +1,14 @@
 // The payroll app: runs, payslips, salary assignments and end-of-service settlements are document
-// types declared in its manifest. This bundle gives a run's calculation its payslips
-// (payslips-from-salaries.ts) and adds the run's WPS salary file, the one a payroll officer uploads to
-// the bank for the Wage Protection System (Mudad). Its layout is Odoo's Saudi payroll's
+// types declared in its manifest. This bundle gives a run's calculation its payslips and
+// publishes them once it is paid (run-payslips.ts), and adds the run's WPS salary file, the one a
+// payroll officer uploads to the bank for the Wage Protection System (Mudad). Its layout is Odoo's Saudi payroll's
 // (l10n_sa_hr_payroll, "structured in accordance with the technical guidelines issued by the
 // MHRSD": https://www.odoo.com/documentation/19.0/applications/hr/payroll/payroll_localizations/saudi_arabia.html#wps-reports;
 // fields from its 19.0 wizard/hr_payroll_payment_report_wizard.py and models/hr_payslip.py):
 // tab-separated, CRLF-ended rows; the establishment's header row under its tags, the tag row of
 // the employees and one row per payslip, then a row of `-` marking the end of the file.
 import { defineApp, route, AppError, toMinor, minorText, type AppContext, type Doc } from 'diwan/sdk';
-import { payslipsFromSalaries } from './payslips-from-salaries.ts';
+import { makePayslips, publishPayslips } from './run-payslips.ts';
 
 /** Run states in which pay is final: the file pays what the run approved. */
 const FINAL = ['approved', 'paid'];
@@ -111,7 +111,8 @@ export default defineApp({
   hooks: {
     payrollRun: {
       async afterTransition(run, transition, ctx) {
-        if (transition === 'calculate') await payslipsFromSalaries(run, ctx);
+        if (transition === 'calculate') await makePayslips(run, ctx);
+        if (transition === 'markPaid') await publishPayslips(run, ctx);
       },
     },
   },

@@ -1,8 +1,10 @@
-// A payroll run's calculation: a draft payslip for every employee in the period, from the salary
-// assignment in force at its end (ERPNext's payroll entry "creates salary slips" from salary
+// A payroll run's payslips. Its calculation makes a draft payslip for every employee in the
+// period, from the salary assignment in force at its end (ERPNext's payroll entry "creates salary slips" from salary
 // structure assignments; Odoo's batch "generates payslips" from contracts). Pay for part of the
 // period is prorated by its calendar days (ERPNext's payment days over the days of the period,
 // holidays included); what the payslip computes from its pay (GOSI, gross, net) its rules do.
+// Once the run is paid, each of its payslips is confirmed and published to its employee (Odoo's
+// batch marks its payslips paid; ERPNext's payroll entry submits its salary slips).
 import { fromMinor, minorDigits, toMinor, type AppContext, type Doc } from 'diwan/sdk';
 
 const PAY = ['basicSalary', 'housingAllowance', 'transportAllowance', 'otherAllowances'] as const;
@@ -30,7 +32,7 @@ function inForce(assignments: Doc[], day: string): Map<string, Doc> {
 }
 
 /** Creates the run's missing payslips, in its unit of work; answers how many. */
-export async function payslipsFromSalaries(run: Doc, ctx: AppContext): Promise<number> {
+export async function makePayslips(run: Doc, ctx: AppContext): Promise<number> {
   const start = run.periodStart as string;
   const end = run.periodEnd as string;
   const days = daysIn(start, end);
@@ -52,4 +54,13 @@ export async function payslipsFromSalaries(run: Doc, ctx: AppContext): Promise<n
     made++;
   }
   return made;
+}
+
+/** Confirms and publishes the run's payslips not cancelled (each publication is its employee's `payroll.payslip.published`). */
+export async function publishPayslips(run: Doc, ctx: AppContext): Promise<void> {
+  const slips = ctx.docs('payslip');
+  for (const slip of await slips.all({ filters: { runId: run.id }, sort: 'createdAt' })) {
+    if (slip.state === 'draft') await slips.transition(slip.id, 'confirm');
+    if (slip.state === 'draft' || slip.state === 'confirmed') await slips.transition(slip.id, 'publish');
+  }
 }
