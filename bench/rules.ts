@@ -79,13 +79,13 @@ function bodies(s: Subject, rules: boolean): { url: string; body: unknown; check
   const invoice = { customerId: s.customerId, date: '2026-01-10', dueDate: '2026-02-09', lines };
   const typed = <T>(body: T, computed: Record<string, unknown>) => (rules ? body : { ...body, ...computed });
   return [
-    // The bench employee has no GOSI shares recorded and the payslip no overtime hours: the
-    // employer's share and the overtime pay keep what was sent (nothing: 0), which the host
-    // without rules is sent.
+    // The bench employee has no GOSI shares recorded and the payslip no overtime hours nor days of
+    // absence: the employer's share, the overtime pay and the absence deduction keep what was sent
+    // (nothing: 0), which the host without rules is sent.
     {
       url: '/api/v1/payslips',
-      body: typed(slip, { grossPay: 13_000, totalDeductions: 975, netPay: 12_025, paymentMethod: 'bank_transfer', employerSocialInsurance: 0, overtimePay: 0 }),
-      check: (d) => d.netPay === 12_025 && d.employerSocialInsurance === 0 && d.overtimePay === 0,
+      body: typed(slip, { grossPay: 13_000, totalDeductions: 975, netPay: 12_025, paymentMethod: 'bank_transfer', employerSocialInsurance: 0, overtimePay: 0, absenceDeduction: 0 }),
+      check: (d) => d.netPay === 12_025 && d.employerSocialInsurance === 0 && d.overtimePay === 0 && d.absenceDeduction === 0,
     },
     { url: '/api/v1/eos-settlements', body: typed(eos, { fullAward: 45_000, gratuity: 30_000, totalPayable: 30_000 }), check: (d) => d.gratuity === 30_000 },
     { url: '/api/v1/invoices', body: typed(invoice, { subtotal: 550.5, taxTotal: 45, total: 595.5, balanceDue: 595.5 }), check: (d) => d.total === 595.5 && d.balanceDue === 595.5 },

@@ -139,6 +139,18 @@ describe('the apps do their business', () => {
       expectError(await api.post('/api/v1/payslips', payslip({ overtimeHours: 721 })), 400, 'VALIDATION_ERROR');
     });
 
+    it('deducts days of absence at the month\'s wage over 30: 3 days of 13,000 = 1,300.00', async () => {
+      const slip = await created(api.post('/api/v1/payslips', payslip({ transportAllowance: 500, absenceDays: 3 })));
+      // Gross 13,000; deductions 975 + 1,300 = 2,275; net 10,725.
+      expect(slip).toMatchObject({ absenceDeduction: 1_300, totalDeductions: 2_275, netPay: 10_725 });
+      const patch = async (p: Record<string, unknown>) => (await api.patch(`/api/v1/payslips/${slip.id}`, p)).json().data;
+      // Half a day: 216.67; a typed amount stays until the days or the pay change.
+      expect(await patch({ absenceDays: 0.5 })).toMatchObject({ absenceDeduction: 216.67, netPay: 11_808.33 });
+      expect((await patch({ absenceDeduction: 200 })).absenceDeduction).toBe(200);
+      expect((await patch({ otherDeductions: 25 })).absenceDeduction).toBe(200);
+      expect((await patch({ basicSalary: 11_000 })).absenceDeduction).toBe(233.33);
+    });
+
     it('refuses a negative net pay', async () => {
       const e = expectError(await api.post('/api/v1/payslips', payslip({ basicSalary: 1_000, housingAllowance: 0, socialInsurance: 975, otherDeductions: 500 })), 400, 'VALIDATION_ERROR');
       expect(e.details).toEqual([expect.objectContaining({ pointer: '/netPay', rule: 'validation', message: 'Deductions cannot exceed the pay: the net pay would be negative' })]);
