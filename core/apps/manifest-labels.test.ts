@@ -34,6 +34,26 @@ describe('manifest labels', () => {
     expect(missing).toEqual([]);
   });
 
+  it('every enum value of every first-party manifest is labelled in English and Arabic (value.<field>.<value>), which the console shows for the code', () => {
+    const missing: string[] = [];
+    for (const f of firstParty) {
+      const m = JSON.parse(fs.readFileSync(path.join(dir, f), 'utf8')) as Manifest;
+      const fields = (m.documentTypes ?? []).flatMap((dt) => [
+        ...dt.fields,
+        ...dt.fields.flatMap((x) => x.fields ?? []),
+        ...(dt.transitions ?? []).flatMap((t) => t.input ?? []),
+      ]);
+      for (const field of fields) {
+        if (field.type !== 'enum') continue;
+        for (const v of field.values ?? []) {
+          const key = `value.${field.name}.${v}`;
+          for (const lang of ['en', 'ar'] as const) if (!m.strings[lang]?.[key]) missing.push(`${f} ${lang} ${key}`);
+        }
+      }
+    }
+    expect([...new Set(missing)]).toEqual([]);
+  });
+
   it('refuses a manifest missing labels, listing every missing key with its pointer', () => {
     const { manifest, problems } = checkManifest(unlabelled());
     expect(manifest).toBeUndefined();
