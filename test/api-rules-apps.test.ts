@@ -346,6 +346,14 @@ describe('the apps do their business', () => {
       const settle = (serviceYears: number, reason: string, over: Record<string, unknown> = {}) =>
         created(api.post('/api/v1/eos-settlements', { employeeId, lastWorkingDay: '2026-01-31', reason, serviceYears, lastBasicSalary: 10_000, ...over }));
 
+      it("names each reason for the end of service in the caller's language, as the Labour Law does", async () => {
+        for (const [lang, labels] of [['ar', ['الاستقالة', 'إنهاء من صاحب العمل', 'انتهاء مدة العقد', 'التقاعد', 'الوفاة']], ['en', ['Resignation', 'Termination by the employer', 'End of contract', 'Retirement', 'Death']]] as const) {
+          const meta = (await api.get('/api/v1/document-types', { 'accept-language': lang })).json().data.find((d: { name: string }) => d.name === 'eosSettlement');
+          const reason = meta.fields.find((f: { name: string }) => f.name === 'reason');
+          expect(reason.options.map((o: { label: string }) => o.label)).toEqual(labels);
+        }
+      });
+
       it('7 years at 10,000 ended by the employer: 5 × 5,000 + 2 × 10,000 = 45,000', async () => {
         expect(await settle(7, 'termination')).toMatchObject({ fullAward: 45_000, gratuity: 45_000, totalPayable: 45_000 });
       });
