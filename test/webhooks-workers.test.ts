@@ -202,9 +202,9 @@ describe.each(databases())('delivery workers side by side ($name)', (db) => {
     // as good as dead); when the lease ends the same delivery goes again.
     // The lease is long enough for the receiver to read the row while it holds (a loaded machine);
     // the first attempt's time-out is past the wait, so the second request can only be the
-    // lease's end at work. Two full clean runs of the suite of five saw no second request within
-    // 8 and 12 s (never alone, under CPU load, or beside the browser and multi-process suites):
-    // the wait is 30 s, and a miss reports the worker's loop and the row.
+    // lease's end at work. Two of seven full runs of the suite saw no second request within 8 and
+    // 12 s (never alone, under CPU load, or beside the browser and multi-process suites): the
+    // wait is 30 s, and a miss reports the worker's loop and the row.
     const [api, worker] = await hosts([['api'], ['worker']], { timeoutMs: 40_000, leaseMs: 2000 });
     const co = await createCompany(api);
     const seen: { state: string; lease: string | null; attempts: number }[] = [];
