@@ -33,6 +33,13 @@ describe('the apps do their business', () => {
   });
   afterAll(() => host.close());
 
+  /** A PATCH answered 200: the document as stored. */
+  async function updated(url: string, body: Record<string, unknown>): Promise<Record<string, unknown>> {
+    const r = await api.patch(url, body);
+    expect(r.statusCode, r.body).toBe(200);
+    return r.json().data;
+  }
+
   async function created(res: Promise<Awaited<ReturnType<Client['post']>>>): Promise<Record<string, unknown> & { id: string }> {
     const r = await res;
     expect(r.statusCode, r.body).toBe(201);
@@ -95,11 +102,7 @@ describe('the apps do their business', () => {
       const { socialInsurance: _, ...body } = payslip({ employeeId: saudi, basicSalary: 10_000, housingAllowance: 2_500 });
       const slip = await created(api.post('/api/v1/payslips', body));
       expect(slip).toMatchObject({ socialInsurance: 1_218.75, employerSocialInsurance: 1_468.75, netPay: 11_281.25 });
-      const patch = async (p: Record<string, unknown>) => {
-        const r = await api.patch(`/api/v1/payslips/${slip.id}`, p);
-        expect(r.statusCode, r.body).toBe(200);
-        return r.json().data;
-      };
+      const patch = (p: Record<string, unknown>) => updated(`/api/v1/payslips/${slip.id}`, p);
       // The basic corrected to 12,000: 9.75 % of 14,500 = 1,413.75, 11.75 % = 1,703.75, net 14,500 − 1,413.75 = 13,086.25.
       expect(await patch({ basicSalary: 12_000 })).toMatchObject({ socialInsurance: 1_413.75, employerSocialInsurance: 1_703.75, grossPay: 14_500, netPay: 13_086.25 });
       // A typed employee share stays through an edit of what it was not proposed from (transport is not in GOSI's wage)…
@@ -118,11 +121,7 @@ describe('the apps do their business', () => {
       // Wage 13,000 a month is 54.1667 an hour, basic 10,000 is 41.6667: 54.1667 + 20.8333 = 75.00 an hour, 10 hours 750.00.
       const slip = await created(api.post('/api/v1/payslips', { ...body, socialInsurance: 975 }));
       expect(slip).toMatchObject({ overtimePay: 750, grossPay: 13_750, netPay: 12_775 });
-      const patch = async (p: Record<string, unknown>) => {
-        const r = await api.patch(`/api/v1/payslips/${slip.id}`, p);
-        expect(r.statusCode, r.body).toBe(200);
-        return r.json().data;
-      };
+      const patch = (p: Record<string, unknown>) => updated(`/api/v1/payslips/${slip.id}`, p);
       // 12.5 hours: 937.50; the basic raised to 12,000 (wage 15,000): (15,000 + 6,000) × 12.5 / 240 = 1,093.75.
       expect((await patch({ overtimeHours: 12.5 })).overtimePay).toBe(937.5);
       // Sara's GOSI shares are not recorded: the 975 typed stays through the change of pay.
@@ -143,7 +142,7 @@ describe('the apps do their business', () => {
       const slip = await created(api.post('/api/v1/payslips', payslip({ transportAllowance: 500, absenceDays: 3 })));
       // Gross 13,000; deductions 975 + 1,300 = 2,275; net 10,725.
       expect(slip).toMatchObject({ absenceDeduction: 1_300, totalDeductions: 2_275, netPay: 10_725 });
-      const patch = async (p: Record<string, unknown>) => (await api.patch(`/api/v1/payslips/${slip.id}`, p)).json().data;
+      const patch = (p: Record<string, unknown>) => updated(`/api/v1/payslips/${slip.id}`, p);
       // Half a day: 216.67; a typed amount stays until the days or the pay change.
       expect(await patch({ absenceDays: 0.5 })).toMatchObject({ absenceDeduction: 216.67, netPay: 11_808.33 });
       expect((await patch({ absenceDeduction: 200 })).absenceDeduction).toBe(200);
@@ -379,7 +378,7 @@ describe('the apps do their business', () => {
         const s = await settle(7, 'termination', { lastAllowances: 2_500, unusedLeaveDays: 18, deductions: 1_000 });
         expect(s).toMatchObject({ fullAward: 56_250, leaveEncashment: 7_500, totalPayable: 62_750 });
         // 4.5 days: 1,875.00; the wage raised to 15,000: 2,250.00. A typed amount stays until the days or the wage change.
-        const patch = async (p: Record<string, unknown>) => (await api.patch(`/api/v1/eos-settlements/${s.id}`, p)).json().data;
+        const patch = (p: Record<string, unknown>) => updated(`/api/v1/eos-settlements/${s.id}`, p);
         expect((await patch({ unusedLeaveDays: 4.5 })).leaveEncashment).toBe(1_875);
         expect((await patch({ lastBasicSalary: 12_500 })).leaveEncashment).toBe(2_250);
         expect((await patch({ leaveEncashment: 2_000 })).leaveEncashment).toBe(2_000);
