@@ -1,6 +1,6 @@
 // The rules of a payslip, an end-of-service settlement and a two-line invoice (the writes of
 // bench/rules.ts) run as a write runs them (the CEL view of the document built, defaults, computed
-// fields, validations), with the programs compiled to closures (core/apps/rules/compile.ts)
+// fields, validations), with the programs compiled to JavaScript functions (core/apps/rules/compile.ts)
 // against the same programs run by cel-js's interpreter, in this process, taking turns round by
 // round. Also the CEL view alone (values.ts toCel), what both pay. Each write builds its own
 // activation, as a create does.

@@ -267,6 +267,14 @@ export class DocType {
     } as Doc;
   }
 
+  /** A stored row as the rules read a referenced document (`ref`): its body, id and state, not copied into a document. */
+  private asRef(r: ListRow): Record<string, unknown> {
+    const body = JSON.parse(r.data) as Record<string, unknown>;
+    body.id = r.id;
+    if (r.state !== null) body.state = r.state;
+    return body;
+  }
+
   /** The document as JSON text, spliced from the stored JSON without parsing it (the list's hot path). */
   private toJson(r: ListRow): string {
     const inner = r.data.length > 2 ? `${r.data.slice(1, -1)},` : '';
@@ -355,7 +363,7 @@ export class DocType {
         if (f.type === 'reference' && typeof v === 'string') {
           const target = this.deps.resolve(f.to!);
           const row = await target.deps.table.get(caller.company.id, v);
-          if (row && keep && base === '') found.set(f.name, target.toDoc(row));
+          if (row && keep && base === '') found.set(f.name, target.asRef(row));
           if (!row) {
             const field = `${base}/${f.name}`.slice(1).replace(/\/(\d+)\//g, '[$1].').replace(/\//g, '.');
             problems.push({
@@ -382,7 +390,7 @@ export class DocType {
       if (f.type !== 'reference' || typeof v !== 'string') continue;
       const target = this.deps.resolve(f.to!);
       const row = await target.deps.table.get(caller.company.id, v);
-      if (row) found.set(f.name, target.toDoc(row));
+      if (row) found.set(f.name, target.asRef(row));
     }
     return found;
   }

@@ -9,6 +9,10 @@ import type { Compiled } from './compile.ts';
 import { compileOne } from './document-rules.ts';
 import { documentEnvironment } from './environment.ts';
 import { toCel } from './values.ts';
+import { celActivation, type Activation, type RuleScope } from './evaluate.ts';
+import { fieldsRead, narrowed } from './view.ts';
+
+const SCOPE: RuleScope = { digits: 2, today: '2026-01-15', lang: 'en', tr: { t: () => '' } as unknown as RuleScope['tr'] };
 
 /** A value, or an error as the caller sees it (code, summary and message with its highlight). */
 function outcome(program: (a: never) => unknown, a: unknown): unknown {
@@ -54,6 +58,63 @@ describe('compiled rules against the interpreter', () => {
     expect(evaluations).toBeGreaterThan(30_000);
     // The documents reach the errors the rules can meet.
     expect([...errors.keys()]).toEqual(expect.arrayContaining(['no_such_key', 'numeric_overflow', 'index_out_of_bounds', 'int_conversion_error']));
+  });
+});
+
+describe("a write's view: the fields its rules read", () => {
+  const { types } = samplePrograms();
+
+  it('gives every rule of a write what the whole document would, on generated documents', () => {
+    let evaluations = 0;
+    const differences: string[] = [];
+    let narrowedRefs = 0;
+    for (const t of types) {
+      const { rules, dt } = t;
+      const writes: [string, (a: never) => unknown, string?][] = [
+        ...rules.lineComputed.flatMap((l) => l.computed.map((c) => [`${l.lines.name}.${c.field.name}`, c.program, l.lines.name] as [string, (a: never) => unknown, string])),
+        ...rules.computed.map((c) => [c.field.name, c.program] as [string, (a: never) => unknown]),
+        ...rules.defaults.map((c) => [`default ${c.field.name}`, c.program] as [string, (a: never) => unknown]),
+        ...rules.validations.map((v) => [`validation ${v.index}`, v.program, v.each] as [string, (a: never) => unknown, string?]),
+      ];
+      for (const [name, fields] of rules.view!.refs) if (fields.length < t.refTypes.get(name)!.filter((f) => f.type !== 'lines').length) narrowedRefs++;
+      const r = random(t.dt.name.length * 104_729 + t.app.length);
+      for (let i = 0; i < 40; i++) {
+        const w = sampleWrite(r, t);
+        const view = celActivation({ ...rules, usesRef: true }, dt, w.doc, SCOPE, w.refs);
+        const all = celActivation({ ...rules, usesRef: true, view: undefined }, dt, w.doc, SCOPE, w.refs);
+        for (const [what, program, each] of writes) {
+          const per = (a: Activation) => (each ? ((a.doc[each] ?? []) as unknown[]).map((line) => ({ ...a, line })) : [a]);
+          const [mine, whole] = [per(view), per(all)];
+          for (let k = 0; k < whole.length; k++) {
+            evaluations++;
+            const got = text(outcome(program, mine[k]));
+            const want = text(outcome(program, whole[k]));
+            if (got !== want) differences.push(`${t.app}.${dt.name} ${what} on ${text(w.doc)}: ${got} ≠ ${want}`);
+          }
+        }
+      }
+    }
+    expect(differences.slice(0, 5)).toEqual([]);
+    expect(evaluations).toBeGreaterThan(20_000);
+    // Most references are read for a few fields (a payslip reads six of an employee's).
+    expect(narrowedRefs).toBeGreaterThan(30);
+  });
+
+  it('reads a document whole where a rule passes it on, and a line type whole where its lines are', () => {
+    const fields = [
+      { name: 'a', type: 'money' },
+      { name: 'b', type: 'money' },
+      { name: 'lines', type: 'lines', fields: [{ name: 'q', type: 'integer' }, { name: 'c', type: 'string' }] },
+    ] as FieldDecl[];
+    const { env } = documentEnvironment(fields);
+    const read = (...exprs: string[]) =>
+      fieldsRead(exprs.map((e) => compileOne(env, e, '', ['int', 'bool', 'list<Lines_lines>'], 't', (p) => expect.fail(p.message))!));
+    expect(read('doc.a + 1', 'has(doc.b)')).toEqual(new Map([['Document', new Set(['a', 'b'])]]));
+    expect(read('doc.lines.map(l, l.q).size() > 0', 'size(doc.lines) > 1')).toEqual(new Map([['Document', new Set(['lines'])], ['Lines_lines', new Set(['q'])]]));
+    expect(read('doc.lines.filter(l, l.c == "S")').get('Lines_lines')).toBeNull();
+    expect(read('doc.lines[0].q').get('Lines_lines')).toEqual(new Set(['q']));
+    expect(read('{"d": doc}.size() > 0').get('Document')).toBeNull();
+    expect(narrowed(fields, 'Document', read('doc.a > 0'))).toEqual([fields[0], { ...fields[2], fields: [] }]);
   });
 });
 

@@ -9,6 +9,7 @@ import type { DocumentTypeDecl, FieldDecl, LineFieldDecl, TransitionDecl } from 
 import { documentEnvironment, lineEnvironment, transitionEnvironment, type CelShapes, type Targets } from './environment.ts';
 import { RESULT_TYPES } from './values.ts';
 import { compileProgram } from './compile.ts';
+import { fieldsRead, narrowed } from './view.ts';
 
 export interface RuleProblem {
   pointer: string;
@@ -58,6 +59,8 @@ export interface CompiledRules {
   conditions: Program[];
   /** Whether an expression reads `ref` (then a write gives it the referenced documents). */
   usesRef: boolean;
+  /** What a write's rules read: the fields its CEL view is built with, and those of each referenced document read. */
+  view?: { doc: readonly FieldDecl[]; refs: Map<string, readonly FieldDecl[]> };
 }
 
 const EMPTY: CompiledRules = { lineComputed: [], computed: [], defaults: [], validations: [], transitions: new Map(), conditions: [], usesRef: false };
@@ -321,5 +324,18 @@ export function buildRules(dt: DocumentTypeDecl, at: string, opts: { targets?: T
     if (program) conditions.push(program);
   }
   const usesRef = readsRef(dt);
-  return problems.length ? { problems } : { problems, rules: { shapes, lineComputed, computed, defaults, validations, transitions, conditions, usesRef } };
+  const view = writeView(dt, shapes, [...lineComputed.flatMap((l) => l.computed), ...computed, ...defaults, ...validations].map((r) => r.program));
+  return problems.length ? { problems } : { problems, rules: { shapes, lineComputed, computed, defaults, validations, transitions, conditions, usesRef, view } };
+}
+
+/** The fields a write's rules read of the document and of each document it references (all of a referenced document when `ref` is read whole). */
+function writeView(dt: DocumentTypeDecl, shapes: CelShapes, programs: Program[]): CompiledRules['view'] {
+  const read = fieldsRead(programs);
+  const refsRead = read.get('References');
+  const refs = new Map<string, readonly FieldDecl[]>();
+  for (const [name, shape] of shapes.ref) {
+    if (refsRead === null) refs.set(name, shape.fields);
+    else if (refsRead?.has(name)) refs.set(name, narrowed(shape.fields, `Ref_${name}`, read));
+  }
+  return { doc: narrowed(dt.fields, 'Document', read), refs };
 }

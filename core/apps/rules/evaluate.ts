@@ -1,6 +1,6 @@
 // Running a document type's compiled rules on one write. Each function answers the problems it
 // found (as VALIDATION_ERROR details, pointer first) so that the caller lists them all at once.
-import type { DocumentTypeDecl, LineFieldDecl } from '../../../manifests/manifest.schema.ts';
+import type { DocumentTypeDecl, FieldDecl, LineFieldDecl } from '../../../manifests/manifest.schema.ts';
 import type { ErrorDetail } from '../../kernel/errors/diwan-error.ts';
 import type { Lang, Translator } from '../../kernel/i18n/i18n.ts';
 import type { CompiledRules, CompiledTransition } from './document-rules.ts';
@@ -33,14 +33,15 @@ export interface Activation {
 /** Referenced documents, by the reference field that names them (a field left empty names none). */
 export type Refs = Map<string, Record<string, unknown>>;
 
-/** `ref` as CEL sees it: each referenced document's scalar fields, its id and state. */
-export function celRefs(shapes: CelShapes, refs: Refs | undefined, digits: number): Record<string, unknown> | undefined {
+/** `ref` as CEL sees it: each referenced document's scalar fields (those `read`, when given), its id and state. */
+export function celRefs(shapes: CelShapes, refs: Refs | undefined, digits: number, read?: ReadonlyMap<string, readonly FieldDecl[]>): Record<string, unknown> | undefined {
   if (!shapes.refs) return undefined;
   const out = new shapes.refs();
   for (const [name, doc] of refs ?? []) {
     const shape = shapes.ref.get(name);
-    if (!shape) continue;
-    const cel = toCel(shape.fields, doc, digits, shape.ctor);
+    const fields = read ? read.get(name) : shape?.fields;
+    if (!shape || !fields) continue;
+    const cel = toCel(fields, doc, digits, shape.ctor);
     cel.id = doc.id;
     if (doc.state !== undefined) cel.state = doc.state;
     out[name] = cel;
@@ -48,10 +49,10 @@ export function celRefs(shapes: CelShapes, refs: Refs | undefined, digits: numbe
   return out;
 }
 
-/** The document as CEL sees it, converted once per write and kept in step by `computeInto`. */
+/** The document as the write's rules see it (the fields they read), converted once per write and kept in step by `computeInto`. */
 export function celActivation(rules: CompiledRules, dt: DocumentTypeDecl, doc: Record<string, unknown>, s: RuleScope, refs?: Refs): Activation {
-  const doc_ = toCel(dt.fields, doc, s.digits, rules.shapes!.doc, rules.shapes);
-  return rules.usesRef ? { doc: doc_, today: s.today, ref: celRefs(rules.shapes!, refs, s.digits) } : { doc: doc_, today: s.today };
+  const doc_ = toCel(rules.view?.doc ?? dt.fields, doc, s.digits, rules.shapes!.doc, rules.shapes);
+  return rules.usesRef ? { doc: doc_, today: s.today, ref: celRefs(rules.shapes!, refs, s.digits, rules.view?.refs) } : { doc: doc_, today: s.today };
 }
 
 const computeProblem = (pointer: string, name: string, e: unknown, s: RuleScope): ErrorDetail =>
