@@ -20,7 +20,7 @@ import { buildDocSchemas, eventPayloadSchema, getOnly, isReadOnly, numericBounds
 import { appFault } from './app-fault.ts';
 import { buildRules, hasExpressions, readsRef, rulesRead, type CompiledRules } from './rules/document-rules.ts';
 import { applyDefaults, applySet, defaultsToProposeAgain, brokenRules, celActivation, computeInto, conditionHolds, guardHolds, transitionScope, type Refs, type RuleScope } from './rules/evaluate.ts';
-import { aggregateDeltas, addToAggregate, distinctMoves, statesNotCounted, type AggregatedBy, type Deltas, type DistinctMove } from './rules/aggregates.ts';
+import { aggregateDeltas, addToAggregate, distinctMoves, inLockOrder, statesNotCounted, type AggregatedBy, type Deltas, type DistinctMove, type ParentMove } from './rules/aggregates.ts';
 import { currencyDigits } from '../tenancy/companies.ts';
 import { roleAtLeast } from '../identity/roles.ts';
 import { actsOnDependency, buildEffects, hasEffects, runEffects, type CompiledEffect, type CompiledEffects } from './rules/effects.ts';
@@ -496,27 +496,49 @@ export class DocType {
     return doc;
   }
 
-  /** Moves the aggregates over this type of the parents a write touched (each parent once, in id order: concurrent writes lock them in the same order). */
-  private async followAggregates(w: Work, caller: Caller, before: Doc | undefined, after: Doc | undefined): Promise<void> {
-    const digits = digitsOf(caller);
-    const moves = aggregateDeltas(this.deps.aggregatedBy!, before, after, digits);
-    const distinct = distinctMoves(this.deps.aggregatedBy!, before, after);
-    for (const m of distinct) {
-      const byId = moves.get(m.parentType) ?? moves.set(m.parentType, new Map()).get(m.parentType)!;
-      if (!byId.has(m.parent)) byId.set(m.parent, new Map());
+  /**
+   * Moves the aggregates over this type of the parents a write touched (each parent once, in id
+   * order: concurrent writes lock them in the same order). Answers nothing when no parent moves.
+   */
+  private followAggregates(w: Work, caller: Caller, before: Doc | undefined, after: Doc | undefined): Promise<void> | undefined {
+    const moves = aggregateDeltas(this.deps.aggregatedBy!, before, after, digitsOf(caller));
+    const distinct = this.countsDistinct ? distinctMoves(this.deps.aggregatedBy!, before, after) : [];
+    if (!distinct.length) {
+      if (!moves.length) return undefined;
+      // One parent, nearly every write: its refresh's own promise, no other made (each pays the unit of work's async hooks).
+      if (moves.length === 1) return this.parentType(moves[0].parentType).refreshAggregates(w, caller, moves[0].parent, moves[0].deltas);
     }
-    const self = (after ?? before)!.id;
+    return this.refreshParents(w, caller, moves, distinct, (after ?? before)!.id);
+  }
+
+  /** Refreshes each parent moved, in lock order; `self` the child, `distinct` the values it moves in distinct counts. */
+  private async refreshParents(w: Work, caller: Caller, moves: ParentMove[], distinct: DistinctMove[], self: string): Promise<void> {
+    // A value that may move a distinct count locks its parent too, even should nothing else move there.
+    for (const m of distinct) if (!moves.some((x) => x.parentType === m.parentType && x.parent === m.parent)) moves.push({ parentType: m.parentType, parent: m.parent, deltas: new Map() });
     // Whether another child counted in the parent has the value: asked with the parent locked.
     const othersHave = (m: DistinctMove) =>
       this.deps.table.findOther(caller.company.id, [[m.a.field.aggregate.via, m.parent], [m.a.field.aggregate.field!, m.value]], self, statesNotCounted(m.a, this.decl)).then((id) => id !== undefined);
-    for (const [parentType, byId] of moves) {
-      const parent = this.deps.resolve(parentType);
-      for (const id of [...byId.keys()].sort()) {
-        const mine = distinct.filter((m) => m.parentType === parentType && m.parent === id);
-        await parent.refreshAggregates(w, caller, id, byId.get(id)!, mine, othersHave);
-      }
+    for (const p of inLockOrder(moves)) {
+      const mine = distinct.filter((m) => m.parentType === p.parentType && m.parent === p.parent);
+      await this.parentType(p.parentType).refreshAggregates(w, caller, p.parent, p.deltas, mine, othersHave);
     }
   }
+
+  /** Whether an aggregate over this type counts distinct values (those ask the other children). */
+  private get countsDistinct(): boolean {
+    return (this.distinctCounts ??= this.deps.aggregatedBy!.some((a) => a.field.aggregate.op === 'countDistinct'));
+  }
+
+  private distinctCounts?: boolean;
+
+  /** A type whose aggregates count this one, resolved once (one of the app's own types). */
+  private parentType(name: string): DocType {
+    let dt = this.parentTypes.get(name);
+    if (!dt) this.parentTypes.set(name, (dt = this.deps.resolve(name)));
+    return dt;
+  }
+
+  private parentTypes = new Map<string, DocType>();
 
   /**
    * A child's write moved some of this document's aggregates, on the row locked to the commit:
@@ -535,28 +557,30 @@ export class DocType {
       else deltas.set(m.field, v);
     }
     if (!deltas.size) return;
-    // Parsed once: `doc` is the body the totals move in, `previous` the document as it was.
+    // Parsed once: `doc` is the body the totals move in; `previous`, the document as it was, is
+    // made only for what reads it (`change` topics, the aggregates this type itself counts in).
     const doc = JSON.parse(row.data) as Record<string, unknown>;
-    const previous = this.toDoc(row, { ...doc });
+    const previous = this.watchesChanges || this.deps.aggregatedBy?.length ? this.toDoc(row, { ...doc }) : undefined;
     const label = this.decl.label[caller.lang];
-    const state = previous.state;
-    const locked = state !== undefined && (this.decl.lockedIn?.includes(state) || [...deltas.keys()].some((f) => this.decl.fields.find((x) => x.name === f)?.lockedIn?.includes(state)));
-    if (locked) {
+    const state = row.state ?? undefined;
+    if (state !== undefined && this.lockedFor(state, deltas)) {
       throw new DiwanError('CONFLICT', [{ reason: 'parentLocked', resource: this.resource, id, state }], {
         reason: this.deps.tr.t(caller.lang, 'reason.parentLocked', { parent: label, id, state }),
       });
     }
     const digits = digitsOf(caller);
+    const kept = this.aggregateFacts;
     let inBounds = true;
+    let moved = 0;
     for (const [name, delta] of deltas) {
-      const field = this.decl.fields.find((f) => f.name === name)!;
-      const v = (doc[name] = addToAggregate(field, doc[name], delta, digits));
-      const { minimum, maximum } = numericBounds(field);
-      inBounds &&= Number.isFinite(v) && v >= minimum && v <= maximum;
+      const k = kept.get(name)!;
+      const v = (doc[name] = addToAggregate(k.field, doc[name], delta, digits));
+      inBounds &&= Number.isFinite(v) && v >= k.minimum && v <= k.maximum;
+      moved += k.bit;
     }
     let data: string;
     try {
-      const rerun = this.rulesReadAggregates(deltas);
+      const rerun = this.rulesReadAggregates(deltas, moved);
       if (rerun) this.applyRules(doc, caller, [], this.rules!.usesRef ? await this.loadRefs(doc, caller) : undefined);
       // Only totals moved, each within its field's range: the rest was checked when it was
       // stored, so the whole body need not be checked again.
@@ -573,11 +597,29 @@ export class DocType {
     // write, audited and evented, says what moved it.
     const updatedAt = isoNow(this.deps.clock.now());
     await this.deps.table.updateData(caller.company.id, id, data, updatedAt);
-    if (!this.watchesChanges && !this.deps.aggregatedBy?.length) return;
+    if (!previous) return;
     const after: Doc = { ...previous, ...doc, updatedAt };
     if (this.watchesChanges) await this.emit(w, 'derived', after, previous, undefined, caller);
     if (this.deps.aggregatedBy?.length) await this.followAggregates(w, caller, previous, after);
   }
+
+  /** Whether the document's state locks it, or one of the aggregates that move. */
+  private lockedFor(state: string, deltas: Deltas): boolean {
+    if (this.decl.lockedIn?.includes(state)) return true;
+    for (const name of deltas.keys()) if (this.aggregateFacts.get(name)!.field.lockedIn?.includes(state)) return true;
+    return false;
+  }
+
+  /**
+   * Each aggregate field by name, with its bounds and its bit in a set of them: what a child's
+   * write looks up per total it moves, made once rather than searched for in the fields.
+   */
+  private get aggregateFacts(): Map<string, { field: FieldDecl; minimum: number; maximum: number; bit: number }> {
+    // Up to 53 aggregates a set of them is a safe integer; beyond (never seen), NaN: not cached.
+    return (this.factsOfAggregates ??= new Map(this.aggregates.map((f, i) => [f.name, { field: f, ...numericBounds(f), bit: i < 53 ? 2 ** i : NaN }])));
+  }
+
+  private factsOfAggregates?: Map<string, { field: FieldDecl; minimum: number; maximum: number; bit: number }>;
 
   /** Whether a topic of the type watches a field's change (the only events a derived write can fire). */
   private get watchesChanges(): boolean {
@@ -586,16 +628,21 @@ export class DocType {
 
   private changeTopics?: boolean;
 
-  /** Whether the type's rules read the aggregates a child's write moves (most read none, or only the same few: asked once per set). */
-  private rulesReadAggregates(deltas: Deltas): boolean {
+  /**
+   * Whether the type's rules read the aggregates a child's write moves, `moved` their set (the
+   * sum of their bits): most read none, or only the same few, so it is asked once per set.
+   */
+  private rulesReadAggregates(deltas: Deltas, moved: number): boolean {
     if (!this.rules) return false;
-    const key = [...deltas.keys()].join();
-    let r = this.readsAggregates.get(key);
-    if (r === undefined) this.readsAggregates.set(key, (r = rulesRead(this.rules, deltas.keys())));
+    let r = this.readsAggregates.get(moved);
+    if (r === undefined) {
+      r = rulesRead(this.rules, deltas.keys());
+      if (Number.isSafeInteger(moved)) this.readsAggregates.set(moved, r);
+    }
     return r;
   }
 
-  private readsAggregates = new Map<string, boolean>();
+  private readsAggregates = new Map<number, boolean>();
 
   async create(caller: Caller, data: Record<string, unknown>, opts: { validated?: boolean } = {}): Promise<Doc> {
     const body = opts.validated ? structuredClone(data) : check<Record<string, unknown>>(this.c.write, structuredClone(data), 'body', caller.lang, this.deps.tr);

@@ -36,7 +36,17 @@ export const newId = (prefix: string): string => `${prefix}_${randomToken(20)}`;
  */
 export const newSortableId = (prefix: string, ms: number): string => `${prefix}_${Math.max(0, Math.floor(ms)).toString(36).padStart(9, '0').slice(-9)}${randomToken(11)}`;
 
-export const isoNow = (ms: number): string => new Date(ms).toISOString();
+let lastMs = NaN;
+let lastIso = '';
+
+/** The ISO time of `ms`, the last one kept: the rows of one write (its document, its audit entry, the parents' totals it moves) mostly ask for the same millisecond. */
+export function isoNow(ms: number): string {
+  if (ms !== lastMs) {
+    lastIso = new Date(ms).toISOString();
+    lastMs = ms;
+  }
+  return lastIso;
+}
 
 const DAY_MS = 86_400_000;
 let day = { from: 0, to: -1, text: '' };

@@ -8,7 +8,7 @@ import { rulesManifest } from '../../../test/rules-app.ts';
 const [order, book] = rulesManifest().documentTypes!;
 const list = aggregatedBy(rulesManifest().documentTypes!, order);
 const moves = (before?: Record<string, unknown>, after?: Record<string, unknown>) =>
-  Object.fromEntries([...(aggregateDeltas(list, before, after, 2).get('book') ?? new Map())].map(([id, d]) => [id, Object.fromEntries(d)]));
+  Object.fromEntries(aggregateDeltas(list, before, after, 2).map((m) => [m.parent, Object.fromEntries(m.deltas)]));
 
 describe('aggregates over child documents', () => {
   it('finds the aggregates over a type', () => {
@@ -31,6 +31,8 @@ describe('aggregates over child documents', () => {
     // Nothing that counts moved: no parent is touched.
     expect(moves({ state: 'sent', bookId: 'bk_a', total: 50, notes: 'x' }, { state: 'sent', bookId: 'bk_a', total: 50, notes: 'y' })).toEqual({});
     expect(moves(undefined, { state: 'draft', total: 50 })).toEqual({});
+    // Parents in the order they are locked: by id, whichever the child left.
+    expect(aggregateDeltas(list, { state: 'sent', bookId: 'bk_b', total: 50 }, { state: 'sent', bookId: 'bk_a', total: 50 }, 2).map((m) => m.parent)).toEqual(['bk_a', 'bk_b']);
   });
 
   it('adds to the stored value exactly', () => {

@@ -55,32 +55,53 @@ const negate = (v: bigint | number) => (typeof v === 'bigint' ? -v : -v);
 const plus = (a: bigint | number | undefined, b: bigint | number) => (a === undefined ? b : typeof a === 'bigint' ? a + (b as bigint) : a + (b as number));
 const isZero = (v: bigint | number) => v === 0n || v === 0;
 
+/** A parent a child's write moves, with how much each of its aggregates moves. */
+export interface ParentMove {
+  parentType: string;
+  parent: string;
+  deltas: Deltas;
+}
+
+/** Adds `v` to the parent's move of `a`'s field (a list, not maps of maps: a write moves one parent or two). */
+function move(out: ParentMove[], a: AggregatedBy, parent: string, v: bigint | number): void {
+  let m: ParentMove | undefined;
+  for (const x of out) if (x.parent === parent && x.parentType === a.parent) m = x;
+  if (!m) out.push((m = { parentType: a.parent, parent, deltas: new Map() }));
+  m.deltas.set(a.field.name, plus(m.deltas.get(a.field.name), v));
+}
+
+/**
+ * Parents in the order they are locked: by type, as first moved, then by id, so that concurrent
+ * writes lock them in the same order. Sorts `moves` (stable) and answers it.
+ */
+export function inLockOrder(moves: ParentMove[]): ParentMove[] {
+  if (moves.length < 2) return moves;
+  const types = [...new Set(moves.map((m) => m.parentType))];
+  return moves.sort((x, y) => types.indexOf(x.parentType) - types.indexOf(y.parentType) || (x.parent < y.parent ? -1 : x.parent > y.parent ? 1 : 0));
+}
+
 /**
  * How a write of a child (`before` → `after`; undefined for a create's before and a delete's
- * after) moves its parents' aggregates: parent type → parent id → field → delta. Parents that do
- * not move are left out.
+ * after) moves its parents' aggregates, in the order the parents are locked. Parents that do not
+ * move, and fields that do not, are left out.
  */
-export function aggregateDeltas(list: readonly AggregatedBy[], before: Record<string, unknown> | undefined, after: Record<string, unknown> | undefined, digits: number): Map<string, Map<string, Deltas>> {
-  const out = new Map<string, Map<string, Deltas>>();
-  const move = (a: AggregatedBy, parent: string, v: bigint | number) => {
-    const byId = out.get(a.parent) ?? out.set(a.parent, new Map()).get(a.parent)!;
-    const deltas = byId.get(parent) ?? byId.set(parent, new Map()).get(parent)!;
-    deltas.set(a.field.name, plus(deltas.get(a.field.name), v));
-  };
+export function aggregateDeltas(list: readonly AggregatedBy[], before: Record<string, unknown> | undefined, after: Record<string, unknown> | undefined, digits: number): ParentMove[] {
+  const out: ParentMove[] = [];
   for (const a of list) {
     if (a.field.aggregate.op === 'countDistinct') continue;
     const was = contribution(a, before, digits);
     const is = contribution(a, after, digits);
-    if (was) move(a, was.parent, negate(was.value));
-    if (is) move(a, is.parent, is.value);
+    if (was) move(out, a, was.parent, negate(was.value));
+    if (is) move(out, a, is.parent, is.value);
   }
-  for (const [type, byId] of out) {
-    for (const [id, deltas] of byId) {
-      for (const [f, v] of deltas) if (isZero(v)) deltas.delete(f);
-      if (!deltas.size) byId.delete(id);
-    }
-    if (!byId.size) out.delete(type);
+  // Ordered before the parents that do not move are dropped: a type keeps its place.
+  inLockOrder(out);
+  let kept = 0;
+  for (const m of out) {
+    for (const [f, v] of m.deltas) if (isZero(v)) m.deltas.delete(f);
+    if (m.deltas.size) out[kept++] = m;
   }
+  if (kept < out.length) out.length = kept;
   return out;
 }
 

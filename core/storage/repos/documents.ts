@@ -47,6 +47,9 @@ const SYSTEM_DATES: Record<string, string> = { createdAt: 'created_at', updatedA
 
 export class DocumentTable {
   private readonly t: string;
+  /** The texts of the statements a child's write runs on each parent it moves, made once: a text built per call is hashed again to find its prepared statement. */
+  private readonly lockedSql: string;
+  private readonly updateDataSql: string;
 
   constructor(
     private db: Db,
@@ -57,6 +60,8 @@ export class DocumentTable {
   ) {
     if (!/^[a-z][a-z0-9_]*$/.test(table)) throw new Error(`unsafe table name ${table}`);
     this.t = ident(db.dialect.stored(table));
+    this.lockedSql = `${SELECT} ${this.t} WHERE company_id = ? AND id = ? ${db.dialect.forUpdate}`;
+    this.updateDataSql = `UPDATE ${this.t} SET data = ?, updated_at = ? WHERE company_id = ? AND id = ?`;
   }
 
   private field(name: string): string {
@@ -122,8 +127,8 @@ export class DocumentTable {
    * another writer of the same document waits, then reads what this one wrote.
    */
   getLocked(companyId: string, id: string): Promise<DocRow | undefined> {
-    const read = () => this.db.get<DocRow>(`${SELECT} ${this.t} WHERE company_id = ? AND id = ? ${this.db.dialect.forUpdate}`, [companyId, id]);
-    return this.db.inTransaction() ? read() : this.db.transaction(read);
+    if (this.db.inTransaction()) return this.db.get<DocRow>(this.lockedSql, [companyId, id]);
+    return this.db.transaction(() => this.db.get<DocRow>(this.lockedSql, [companyId, id]));
   }
 
   /**
@@ -151,7 +156,7 @@ export class DocumentTable {
    * the indexes on the state and its time are not rewritten.
    */
   updateData(companyId: string, id: string, data: string, updatedAt: string): Promise<unknown> {
-    return this.db.run(`UPDATE ${this.t} SET data = ?, updated_at = ? WHERE company_id = ? AND id = ?`, [data, updatedAt, companyId, id]);
+    return this.db.run(this.updateDataSql, [data, updatedAt, companyId, id]);
   }
 
   async remove(companyId: string, id: string): Promise<void> {
