@@ -111,9 +111,11 @@ export function computeInto(rules: CompiledRules, doc: Record<string, unknown>, 
     const rows = doc[lines.name];
     if (!Array.isArray(rows)) continue;
     const celRows = a.doc[lines.name] as Record<string, unknown>[];
+    // One activation for all the lines: a program does not keep it.
+    const activation = { ...a, line: undefined as unknown };
     for (let i = 0; i < rows.length; i++) {
       const line = rows[i] as Record<string, unknown>;
-      const activation = { ...a, line: celRows[i] };
+      activation.line = celRows[i];
       for (const { field, program } of computed) {
         try {
           const value = program(activation);
@@ -161,8 +163,10 @@ export function brokenRules(rules: CompiledRules, dt: DocumentTypeDecl, a: Activ
       continue;
     }
     const rows = (a.doc[each] ?? []) as Record<string, unknown>[];
+    const activation = { ...a, line: undefined as unknown };
     for (let i = 0; i < rows.length; i++) {
-      if (ruleHolds(program, { ...a, line: rows[i] })) continue;
+      activation.line = rows[i];
+      if (ruleHolds(program, activation)) continue;
       problems.push({ in: 'body', pointer: `/${each}/${i}${v.field ? `/${v.field}` : ''}`, rule: 'validation', validation: index, message: v.message[s.lang] });
     }
   }
