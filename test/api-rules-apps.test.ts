@@ -353,6 +353,15 @@ describe('the apps do their business', () => {
         }
       });
 
+      it('names the states of a settlement (تسوية) and of a payslip (قسيمة) in the feminine, those of a run (مسير) in the masculine', async () => {
+        const states = async (lang: string, type: string) =>
+          Object.fromEntries(((await api.get('/api/v1/document-types', { 'accept-language': lang })).json().data.find((d: { name: string }) => d.name === type).states as { name: string; label: string }[]).map((x) => [x.name, x.label]));
+        expect(await states('ar', 'eosSettlement')).toEqual({ draft: 'مسودة', approved: 'معتمدة', paid: 'مدفوعة', cancelled: 'ملغاة' });
+        expect(await states('ar', 'payslip')).toMatchObject({ confirmed: 'مؤكدة', published: 'منشورة', cancelled: 'ملغاة' });
+        expect(await states('ar', 'payrollRun')).toMatchObject({ approved: 'معتمد', paid: 'مدفوع', cancelled: 'ملغى' });
+        expect(await states('en', 'eosSettlement')).toMatchObject({ approved: 'Approved', cancelled: 'Cancelled' });
+      });
+
       it('7 years at 10,000 ended by the employer: 5 × 5,000 + 2 × 10,000 = 45,000', async () => {
         expect(await settle(7, 'termination')).toMatchObject({ fullAward: 45_000, gratuity: 45_000, totalPayable: 45_000 });
       });

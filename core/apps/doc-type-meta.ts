@@ -62,7 +62,7 @@ export const docTypeMetaSchema = {
     titleField: { type: ['string', 'null'], description: 'The field that names a document to a person (its first required, else filterable, string field), or null' },
     fields: { type: 'array', items: fieldMeta },
     states: {
-      type: 'array', description: "Its states with labels in the caller's language (the app's `state.<name>` string, else the name); empty when it has none",
+      type: 'array', description: "Its states with labels in the caller's language (the app's `state.<type>.<name>` string, else its `state.<name>`, else the name); empty when it has none",
       items: { type: 'object', required: ['name', 'label'], properties: { name: text, label: text } },
     },
     initialState: { type: ['string', 'null'] },
@@ -165,7 +165,8 @@ export function docTypeMeta(a: LoadedApp, d: MetaDeps): Record<string, unknown>[
       labelPlural: decl.labelPlural?.[d.lang] ?? decl.label[d.lang],
       titleField: titleFieldOf(decl.fields),
       fields: decl.fields.map((f) => field(f, true)),
-      states: (decl.states ?? []).map((s) => ({ name: s, label: say(`state.${s}`, s) })),
+      // A type's own `state.<type>.<name>` first: Arabic states agree with their type's gender.
+      states: (decl.states ?? []).map((s) => ({ name: s, label: say(`state.${decl.name}.${s}`, say(`state.${s}`, s)) })),
       initialState: decl.initialState ?? decl.states?.[0] ?? null,
       ...(decl.lockedIn ? { lockedIn: decl.lockedIn } : {}),
       transitions: (decl.transitions ?? []).map((t) => ({
