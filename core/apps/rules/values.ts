@@ -38,7 +38,8 @@ export function toCel(fields: readonly Field[], obj: Record<string, unknown>, di
 /**
  * The conversion of `fields` as straight-line code, field by field as `toCelEach` does it (one
  * function per view, rather than one loop over every type's fields, runs in half the time). Field
- * names are written as JSON string literals, classes and helpers passed in.
+ * names are written as JSON string literals, classes and helpers passed in. (The host generates
+ * code already: ajv's validators and the responses' serializers are made the same way.)
  */
 function converter(fields: readonly Field[], ctor: new () => Record<string, unknown>, shapes?: CelShapes): Converter {
   const consts: unknown[] = [ctor, toMinor, UNSET];
