@@ -5,7 +5,8 @@ export type {
   JobsHandle, JobContext, JobHandler, EnqueueOptions,
 } from './define-app.ts';
 export type { Manifest, DocumentTypeDecl, FieldDecl, EventFamilyDecl, TopicDecl, PermissionDecl, MenuDecl, Role, SourceDecl, ScheduleDecl, AggregateDecl, WhenDecl } from '../manifests/manifest.schema.ts';
-export { multiplyToMinor, toMinor, fromMinor, minorText, roundMoney, minorDigits } from './money.ts';
+export { multiplyToMinor, toMinor, fromMinor, minorText, roundMoney, minorDigits, prorate } from './money.ts';
+export { calendarDays } from './dates.ts';
 export { AppError, fieldError, RetryLater } from './errors.ts';
 export {
   verifySignature, verifyStandardSignature, verifyWebhook, standardSecret, SIGNATURE_HEADER, STANDARD_HEADERS,

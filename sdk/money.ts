@@ -67,3 +67,17 @@ export function minorText(minor: bigint, digits: number): string {
 
 /** An amount rounded to the currency's minor units. */
 export const roundMoney = (amount: number, digits: number): number => fromMinor(toMinor(amount, digits), digits);
+
+/**
+ * `amount × part ÷ whole` in minor units, rounded half away from zero once: a month's pay for the
+ * days of it worked (`prorate(6200, 16, 31, 2)` is 3200). `part` and `whole` are whole counts,
+ * `whole` above zero.
+ */
+export function prorate(amount: number, part: number, whole: number, digits: number): number {
+  if (!Number.isSafeInteger(part) || part < 0 || !Number.isSafeInteger(whole) || whole <= 0) throw new RangeError(`not a part of a whole: ${part} of ${whole}`);
+  const num = toMinor(amount, digits) * BigInt(part);
+  const den = BigInt(whole);
+  const q = num / den;
+  const r = num % den;
+  return fromMinor((r < 0n ? -r : r) * 2n >= den ? q + (num < 0n ? -1n : 1n) : q, digits);
+}

@@ -5,20 +5,9 @@
 // holidays included); what the payslip computes from its pay (GOSI, gross, net) its rules do.
 // Once the run is paid, each of its payslips is confirmed and published to its employee (Odoo's
 // batch marks its payslips paid; ERPNext's payroll entry submits its salary slips).
-import { fromMinor, minorDigits, toMinor, type AppContext, type Doc } from 'diwan/sdk';
+import { calendarDays, minorDigits, prorate, type AppContext, type Doc } from 'diwan/sdk';
 
 const PAY = ['basicSalary', 'housingAllowance', 'transportAllowance', 'otherAllowances'] as const;
-
-const DAY_MS = 86_400_000;
-/** Calendar days from one `YYYY-MM-DD` date to another, both included. */
-const daysIn = (from: string, to: string) => Math.round((Date.parse(to) - Date.parse(from)) / DAY_MS) + 1;
-
-/** `amount × days ÷ of`, exactly in minor units, rounded half away from zero once. */
-function prorated(amount: number, days: number, of: number, digits: number): number {
-  const num = toMinor(amount, digits) * BigInt(days);
-  const den = BigInt(of);
-  return fromMinor((num * 2n + den) / (den * 2n), digits);
-}
 
 /** Each employee's assignment in force on `day` (the latest from on or before it). */
 function inForce(assignments: Doc[], day: string): Map<string, Doc> {
@@ -35,7 +24,7 @@ function inForce(assignments: Doc[], day: string): Map<string, Doc> {
 export async function makePayslips(run: Doc, ctx: AppContext): Promise<number> {
   const start = run.periodStart as string;
   const end = run.periodEnd as string;
-  const days = daysIn(start, end);
+  const days = calendarDays(start, end);
   const digits = minorDigits(ctx.company.currency);
   const salaries = inForce(await ctx.docs('salaryAssignment').all(), end);
   const paid = new Set((await ctx.docs('payslip').all({ filters: { runId: run.id } })).filter((s) => s.state !== 'cancelled').map((s) => s.employeeId));
@@ -47,9 +36,9 @@ export async function makePayslips(run: Doc, ctx: AppContext): Promise<number> {
     const joined = typeof employee.joinDate === 'string' ? employee.joinDate : start;
     const left = typeof employee.exitDate === 'string' ? employee.exitDate : end;
     if (joined > end || left < start) continue;
-    const worked = daysIn(joined > start ? joined : start, left < end ? left : end);
+    const worked = calendarDays(joined > start ? joined : start, left < end ? left : end);
     const body: Record<string, unknown> = { runId: run.id, employeeId: employee.id };
-    for (const f of PAY) if (typeof salary[f] === 'number') body[f] = worked === days ? salary[f] : prorated(salary[f] as number, worked, days, digits);
+    for (const f of PAY) if (typeof salary[f] === 'number') body[f] = worked === days ? salary[f] : prorate(salary[f] as number, worked, days, digits);
     await slips.create(body);
     made++;
   }
