@@ -72,6 +72,15 @@ describe('manifest labels', () => {
     expect(problems.find((p) => p.pointer === '/documentTypes/0/fields/1/label')?.message).toBe('field errand.due has no label in English and Arabic');
   });
 
+  it("refuses a type's own state label that names no state of that type", () => {
+    const m = unlabelled();
+    m.strings.en = { ...m.strings.en, 'state.errand.gone': 'Gone', 'state.chore.open': 'Open', 'state.errand.open': 'Open' };
+    m.strings.ar = { ...m.strings.ar, 'state.errand.gone': 'ذهبت', 'state.chore.open': 'مفتوحة', 'state.errand.open': 'مفتوحة' };
+    const unknown = checkManifest(m).problems.filter((p) => p.rule === 'unknownState');
+    expect(unknown.map((p) => p.pointer).sort()).toEqual(['/strings/ar/state.chore.open', '/strings/ar/state.errand.gone', '/strings/en/state.chore.open', '/strings/en/state.errand.gone']);
+    expect(unknown.find((p) => p.pointer === '/strings/en/state.errand.gone')?.message).toBe('state.errand.gone names no state of a document type errand');
+  });
+
   it('accepts the same manifest once every label is there', () => {
     const m = unlabelled() as Manifest & { documentTypes: NonNullable<Manifest['documentTypes']> };
     const dt = m.documentTypes[0];

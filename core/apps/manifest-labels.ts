@@ -1,6 +1,6 @@
 // Every word a person reads from a manifest, in both languages: field labels (lines' fields
 // too), transition labels and state names (the app's `state.<name>` strings, shared by its
-// types). The schema already makes names, descriptions, menu entries and type labels bilingual;
+// types, and a type's own `state.<type>.<name>`, which must name one of its states). The schema already makes names, descriptions, menu entries and type labels bilingual;
 // a plural label or an English fallback is derived by the host and not asked for here.
 import type { Manifest } from '../../manifests/manifest.schema.ts';
 
@@ -9,7 +9,7 @@ const LANGS = ['en', 'ar'] as const;
 /** One missing label, shaped as manifest-check.ts's Problem (which imports this file). */
 export interface LabelProblem {
   pointer: string;
-  rule: 'missingLabel';
+  rule: 'missingLabel' | 'unknownState';
   message: string;
 }
 /** A JSON pointer's token: `~` and `/` escaped (RFC 6901). */
@@ -36,5 +36,15 @@ export function labelProblems(m: Manifest): LabelProblem[] {
       for (const l of LANGS) if (!m.strings[l][`state.${s}`]) missing(`/strings/${l}/${token(`state.${s}`)}`, `state ${s}`);
     }
   });
+  // A type's own state label (`state.<type>.<name>`) names a state of one of the app's types: a
+  // misspelt one would never be shown.
+  for (const l of LANGS) {
+    for (const key of Object.keys(m.strings[l] ?? {})) {
+      const [prefix, type, state, ...rest] = key.split('.');
+      if (prefix !== 'state' || state === undefined || rest.length) continue;
+      if ((m.documentTypes ?? []).find((dt) => dt.name === type)?.states?.includes(state)) continue;
+      problems.push({ pointer: `/strings/${l}/${token(key)}`, rule: 'unknownState', message: `${key} names no state of a document type ${type}` });
+    }
+  }
   return problems;
 }
