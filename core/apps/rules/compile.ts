@@ -35,9 +35,7 @@ interface Node {
   meta: { alternate?: Node; macro?: unknown; label?: string };
   checkedType?: CelType;
   handle?: (...a: unknown[]) => unknown;
-  left?: Node;
   right?: unknown;
-  condition?: Node;
 }
 
 type Fn = (a: Record<string, unknown>) => unknown;
@@ -272,6 +270,20 @@ class Gen {
     return `(${x} != null && ${x}.constructor === ${this.k(ctor)})`;
   }
 
+  /** A value for a variable of `type` as cel-js takes it: as it is, a map converted to the message it stands for, or a type mismatch. */
+  private typed(type: CelType, name: string, node?: Node): (v: unknown) => unknown {
+    const ev = this.ev;
+    return (v) => {
+      if (type.matchesValueType(v, ev)) return v;
+      const valueType = ev.debugType(v);
+      if (type.kind === 'message' && valueType.kind === 'map') {
+        const c = ev.objectTypes.get(type.name)?.convert?.(v);
+        if (c) return c;
+      }
+      throw ev.createError('variable_type_mismatch', `Variable '${name}' is not of type '${type}', got '${valueType}'`, node);
+    };
+  }
+
   /** A variable: a comprehension's from its local, else the activation's, checked against its type as cel-js's root context does. */
   private variable(n: Node, scope: Scope, out: string): string {
     const name = n.args as string;
@@ -279,15 +291,10 @@ class Gen {
     if (slot !== undefined) return this.slots[slot];
     const type = n.checkedType!;
     const ev = this.ev;
+    const typed = this.typed(type, name, n);
     const slow = (v: unknown) => {
       if (v === undefined) throw ev.createError('unknown_variable', `Unknown variable: ${name}`, n);
-      if (type.matchesValueType(v, ev)) return v;
-      const valueType = ev.debugType(v);
-      if (type.kind === 'message' && valueType.kind === 'map') {
-        const c = ev.objectTypes.get(type.name)?.convert?.(v);
-        if (c) return c;
-      }
-      throw ev.createError('variable_type_mismatch', `Variable '${name}' is not of type '${type}', got '${valueType}'`, n);
+      return typed(v);
     };
     this.emit(`let ${out} = a[${JSON.stringify(name)}];`);
     const fast = this.test(type, out);
@@ -399,15 +406,7 @@ class Gen {
     const inner: Scope = { vars: new Map(scope.vars).set(args.iterVarName, item), accu };
     const { iterVarName } = args;
     const iterType = args.iterCtx.iterType;
-    const setItem = (v: unknown) => {
-      if (iterType.matchesValueType(v, ev)) return v;
-      const valueType = ev.debugType(v);
-      if (iterType.kind === 'message' && valueType.kind === 'map') {
-        const c = ev.objectTypes.get(iterType.name)?.convert?.(v);
-        if (c) return c;
-      }
-      throw ev.createError('variable_type_mismatch', `Variable '${iterVarName}' is not of type '${iterType}', got '${valueType}'`);
-    };
+    const setItem = this.typed(iterType, iterVarName);
     const itemsOf = (coll: unknown): unknown[] => {
       if (Array.isArray(coll)) return coll;
       if (coll instanceof Set) return [...coll];
