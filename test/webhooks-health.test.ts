@@ -232,12 +232,14 @@ describe('endpoint health never costs a delivery result', () => {
         next: { state: 'delivered' as const, nextAttemptAt: null },
       };
       // What may fail goes in the savepoint the step is given (the health step's failures do).
-      await deliveries.recordMany([item], (_items, savepoint) =>
-        savepoint(async () => {
-          await host.storage.db.run('UPDATE webhook_endpoints SET failing_since = 1 WHERE id = ?', [ep.id]);
-          throw new Error('health failed');
-        }),
-      );
+      await deliveries.recordMany([item], {
+        healedBy: () => [],
+        observe: (_items, savepoint) =>
+          savepoint(async () => {
+            await host.storage.db.run('UPDATE webhook_endpoints SET failing_since = 1 WHERE id = ?', [ep.id]);
+            throw new Error('health failed');
+          }),
+      });
       expect((await deliveries.get(ep.id, row.id)).state).toBe('delivered');
       // What the failing step wrote is undone with it.
       expect((await co.as().get(`/api/v1/webhook-endpoints/${ep.id}`)).json().data.failingSince).toBeNull();

@@ -332,7 +332,7 @@ describe.each(databases())('storage on $name', (database) => {
       /** One result under `token`: whether it was recorded. */
       const record = async (r: AttemptResult, token: string) => (await s.deliveries.recordMany([{ ...r, token }])).has(r.deliveryId);
       const attempt = (deliveryId: string, n: number, next: AttemptResult['next'], status: number | null = 500): AttemptResult => ({
-        deliveryId, companyId: 'co_a', attempt: n, at: T1, durationMs: 12.6, status, failure: status === 200 ? null : 'status', detail: null, responseExcerpt: 'no', responseBytes: 2, next,
+        deliveryId, companyId: 'co_a', endpointId: deliveryId.startsWith('dl_b') ? 'we_bulk' : 'we_1', attempt: n, at: T1, durationMs: 12.6, status, failure: status === 200 ? null : 'status', detail: null, responseExcerpt: 'no', responseBytes: 2, next,
       });
 
       it('endpoints: insert, get, list, enabled index, update, reseal', async () => {
@@ -428,6 +428,43 @@ describe.each(databases())('storage on $name', (database) => {
         expect(await s.deliveries.attempts('dl_b7')).toEqual([]);
         expect(await s.deliveries.attempts('dl_b148')).toEqual([expect.objectContaining({ attempt: 1, status: 500, company_id: 'co_a', duration_ms: 13 })]);
         await s.deliveries.removeWithAttempts(rows.map((r) => r.id));
+      });
+
+      it("a take's lease and its fan-out's rows together: the new rows in flight as far as the room left after the older ones, the rest pending", async () => {
+        const now = 1_785_000_000_000;
+        const row = (id: string, endpointId: string, eventId: string) => ({ id, companyId: 'co_a', endpointId, eventId, topic: 'invoice.created' });
+        await s.deliveries.insertMany([row('dl_f0', 'we_f', 'evf0')], now - 5, T0);
+        const fresh = [row('dl_f1', 'we_f', 'evf1'), row('dl_g1', 'we_g', 'evf1'), row('dl_f2', 'we_f', 'evf0'), row('dl_f3', 'we_f', 'evf3'), row('dl_f4', 'we_f', 'evf4')];
+        const { leased, written } = await s.deliveries.leaseAndWrite([{ endpointId: 'we_f', cap: 3, limit: 3 }], fresh, now, 'lse_f', now + 30_000, T1);
+        expect(leased.get('we_f')).toEqual({ room: 3, rows: [{ id: 'dl_f0', event_id: 'evf0', topic: 'invoice.created', attempts: 0, deferrals: 0 }] });
+        // Room for two more: dl_f1, and dl_f2, a second delivery of evf0 to we_f, which is not written.
+        expect(written.get('we_f')).toEqual([{ id: 'dl_f1', event_id: 'evf1', topic: 'invoice.created', attempts: 0, deferrals: 0 }]);
+        expect(written.has('we_g')).toBe(false);
+        expect(await s.deliveries.get('we_f', 'dl_f1')).toMatchObject({ state: 'in_flight', lease_token: 'lse_f', lease_until: now + 30_000, next_attempt_at: now });
+        expect(await s.deliveries.get('we_f', 'dl_f2')).toBeUndefined();
+        for (const [endpointId, id] of [['we_f', 'dl_f3'], ['we_f', 'dl_f4'], ['we_g', 'dl_g1']]) {
+          expect(await s.deliveries.get(endpointId, id)).toMatchObject({ state: 'pending', lease_token: null, next_attempt_at: now });
+        }
+        // In the order given, after the older ones.
+        expect((await s.deliveries.list('we_f', { page: 1, pageSize: 10 })).rows.map((r) => r.id)).toEqual(['dl_f4', 'dl_f3', 'dl_f1', 'dl_f0']);
+        expect(await s.deliveries.inFlightOf('we_f', now)).toBe(2);
+        await s.deliveries.removeWithAttempts(['dl_f0', 'dl_f1', 'dl_f3', 'dl_f4', 'dl_g1']);
+      });
+
+      it('results end the failing streak of the endpoints given to heal, where one of theirs is recorded', async () => {
+        const now = 1_790_000_000_000;
+        for (const id of ['we_h1', 'we_h2', 'we_h3']) await s.endpoints.insert({ ...endpoint, id, failingSince: now - 1000 });
+        const rows = ['we_h1', 'we_h2', 'we_h3'].map((endpointId, i) => ({ id: `dl_h${i + 1}`, companyId: 'co_a', endpointId, eventId: `evh${i + 1}`, topic: 'invoice.created' }));
+        await s.deliveries.insertMany(rows, now, T0);
+        await s.deliveries.leaseDueMany(rows.map((r) => ({ endpointId: r.endpointId, cap: 1, limit: 1 })), now, 'lse_h', now + 30_000, T1);
+        const ok = (r: (typeof rows)[number], token: string) => ({ ...attempt(r.id, 1, { state: 'delivered' as const, at: null }, 200), endpointId: r.endpointId, token });
+        // we_h2's result is fenced off; we_h3 is not among those to heal.
+        const recorded = await s.deliveries.recordMany([ok(rows[0], 'lse_h'), ok(rows[1], 'lse_stale'), ok(rows[2], 'lse_h')], ['we_h1', 'we_h2']);
+        expect([...recorded].sort()).toEqual(['dl_h1', 'dl_h3']);
+        expect((await s.endpoints.get('co_a', 'we_h1'))?.failingSince).toBeNull();
+        expect((await s.endpoints.get('co_a', 'we_h2'))?.failingSince).toBe(now - 1000);
+        expect((await s.endpoints.get('co_a', 'we_h3'))?.failingSince).toBe(now - 1000);
+        for (const id of ['we_h1', 'we_h2', 'we_h3']) await s.endpoints.remove('co_a', id);
       });
 
       it('removing an endpoint removes its delivery log', async () => {

@@ -134,13 +134,21 @@ export interface Taken {
   fenced: number;
 }
 
-/**
- * Attempts that ended, recorded with the next take; `after` runs on those recorded, in the same
- * transaction (see recordMany), and puts what may fail in `savepoint`.
- */
+/** What runs with attempts' results, in the transaction that records them: the endpoints' health (health.ts). */
+export interface ResultsObserver {
+  /**
+   * Endpoints whose failing streak ends once any of their results here is recorded: the statement
+   * that records the results does it, and `observe` is not given their results.
+   */
+  healedBy(items: AttemptOutcome[]): string[];
+  /** Runs on the other results recorded; puts what may fail in `savepoint`. */
+  observe(items: AttemptOutcome[], savepoint: <T>(fn: () => Promise<T>) => Promise<T>): Promise<void>;
+}
+
+/** Attempts that ended, recorded with the next take, and what observes them (see recordMany). */
 export interface Results {
   items: AttemptOutcome[];
-  after?: (items: AttemptOutcome[], savepoint: <T>(fn: () => Promise<T>) => Promise<T>) => Promise<void>;
+  observer?: ResultsObserver;
 }
 
 /** A delivery a fan-out makes (its id is given when it is written). */
@@ -193,23 +201,18 @@ export class Deliveries {
    * candidate found with nothing more due is dropped. `fanOut` (the pending events made into
    * deliveries; answers them, not yet written) runs first in the same transaction: those its
    * endpoints have room for after their older due deliveries are written in flight under this
-   * take's lease, the others pending (see fresh()).
+   * take's lease, the others pending (the repository's leaseAndWrite).
    */
   take(nowMs: number, limit: number, limits: TakeLimits, candidates?: Set<string>, results?: Results, fanOut?: () => Promise<Fresh[]>): Promise<Taken> {
     return this.db.transaction(async () => {
-      const fenced = results?.items.length ? await this.recordIn(results.items, results.after) : 0;
+      const fenced = results?.items.length ? await this.recordIn(results.items, results.observer) : 0;
       // A fan-out in the same transaction: its endpoints are taken from before it commits (one
       // transaction, not two, from an event to its first attempt).
       const fresh = fanOut ? await fanOut() : [];
-      const freshBy = new Map<string, Fresh[]>();
-      for (const r of fresh) {
-        const of = freshBy.get(r.endpointId);
-        if (of) of.push(r);
-        else freshBy.set(r.endpointId, [r]);
-      }
-      for (const id of freshBy.keys()) candidates?.add(id);
+      const freshTo = new Set(fresh.map((r) => r.endpointId));
+      for (const id of freshTo) candidates?.add(id);
       const endpoints = candidates ? [...candidates] : await this.repo.dueEndpoints(nowMs);
-      if (!candidates) for (const id of freshBy.keys()) if (!endpoints.includes(id)) endpoints.push(id);
+      if (!candidates) for (const id of freshTo) if (!endpoints.includes(id)) endpoints.push(id);
       endpoints.sort();
       const taken: Taken = { rows: [], token: newId('lse'), busy: false, more: [], throttledUntil: null, fenced };
       const untilMs = nowMs + limits.leaseMs;
@@ -254,14 +257,10 @@ export class Deliveries {
         wants.push({ endpointId, cap, limit: room, target: { id: endpointId, ...pace }, milli });
         count += room;
       }
-      const byEndpoint = wants.length ? await this.repo.leaseDueMany(wants, nowMs, taken.token, untilMs, isoNow(nowMs)) : new Map<string, { room: number; rows: LeasedRow[] }>();
-      // The fan-out's deliveries, after the older due ones: in flight as far as room is left.
-      const room = new Map<string, number>();
-      for (const w of wants) {
-        const got = byEndpoint.get(w.endpointId);
-        if (got && freshBy.has(w.endpointId)) room.set(w.endpointId, got.room - got.rows.length);
-      }
-      const direct = await this.fresh(fresh, room, taken.token, untilMs, nowMs);
+      // The fan-out's deliveries go after the older due ones: in flight as far as room is left.
+      const made = fresh.map((r) => ({ id: newSortableId('dlv', nowMs), ...r }));
+      const { leased: byEndpoint, written: direct } =
+        wants.length || made.length ? await this.repo.leaseAndWrite(wants, made, nowMs, taken.token, untilMs, isoNow(nowMs)) : { leased: new Map(), written: new Map() };
       const leased: { target: EndpointTarget & { id: string }; rows: LeasedRow[] }[] = [];
       for (const w of wants) {
         const { room, rows: older } = byEndpoint.get(w.endpointId) ?? { room: 0, rows: [] };
@@ -303,56 +302,29 @@ export class Deliveries {
     });
   }
 
-  /**
-   * Writes a fan-out's deliveries (in their order, one statement per 100): the first `room` of
-   * each endpoint's in flight under the lease, the rest pending; answers those in flight by
-   * endpoint. Each is durable before it is sent, so a crash after the commit only lets the lease
-   * end, and the same delivery goes again: one row write fewer than pending, then leased.
-   */
-  private async fresh(rows: Fresh[], room: Map<string, number>, token: string, untilMs: number, nowMs: number): Promise<Map<string, LeasedRow[]>> {
-    const direct = new Map<string, LeasedRow[]>();
-    if (!rows.length) return direct;
-    const lease = { token, until: untilMs };
-    const made: NewDelivery[] = rows.map((r) => {
-      const pending = { id: newSortableId('dlv', nowMs), ...r };
-      const left = room.get(r.endpointId) ?? 0;
-      if (left <= 0) return pending;
-      room.set(r.endpointId, left - 1);
-      const of = direct.get(r.endpointId);
-      const row = { id: pending.id, event_id: r.eventId, topic: r.topic, attempts: 0, deferrals: 0 };
-      if (of) of.push(row);
-      else direct.set(r.endpointId, [row]);
-      return { ...pending, lease };
-    });
-    const written = await this.repo.insertMany(made, nowMs, isoNow(nowMs));
-    if (written < made.length && direct.size) {
-      // A duplicate (endpoint, event) was ignored: only what was written is sent.
-      const kept = await this.repo.existing(made.filter((m) => m.lease).map((m) => m.id));
-      for (const [id, of] of direct) direct.set(id, of.filter((r) => kept.has(r.id)));
-    }
-    return direct;
-  }
-
   nextDue(): Promise<number | null> {
     return this.repo.nextDue();
   }
 
   /**
-   * Several attempts' results in one transaction (the attempts that ended in one turn); `after`
+   * Several attempts' results in one transaction (the attempts that ended in one turn); `observer`
    * runs in the same transaction (the endpoints' health, the operational events), what may fail
    * of it in a savepoint of its own so that a fault there is undone alone.
    */
-  recordMany(items: AttemptOutcome[], after?: Results['after']): Promise<{ fenced: number }> {
-    return this.db.transaction(async () => ({ fenced: await this.recordIn(items, after) }));
+  recordMany(items: AttemptOutcome[], observer?: ResultsObserver): Promise<{ fenced: number }> {
+    return this.db.transaction(async () => ({ fenced: await this.recordIn(items, observer) }));
   }
 
+
   /** Records results in the transaction under way; answers how many were fenced off. */
-  private async recordIn(items: AttemptOutcome[], after?: Results['after']): Promise<number> {
+  private async recordIn(items: AttemptOutcome[], observer?: ResultsObserver): Promise<number> {
+    const healed = observer?.healedBy(items) ?? [];
     const stored = await this.repo.recordMany(
       items.map(({ deliveryId, attemptNo, result, next, nowMs, token, row, deferrals }) => ({
         deliveryId,
         token,
         companyId: row.company_id,
+        endpointId: row.endpoint_id,
         attempt: attemptNo,
         at: isoNow(nowMs),
         durationMs: result.durationMs,
@@ -364,14 +336,16 @@ export class Deliveries {
         next: next.state === 'pending_retry' ? { state: 'pending', at: next.nextAttemptAt } : { state: next.state, at: null },
         deferrals,
       })),
+      healed,
     );
     const recorded = items.filter((item) => stored.has(item.deliveryId));
-    if (after && recorded.length) {
+    const rest = healed.length ? recorded.filter((item) => !healed.includes(item.row.endpoint_id)) : recorded;
+    if (observer && rest.length) {
       try {
         // What may fail runs in a savepoint of its own: a fault there never loses the results
-        // themselves. Not all of it: a batch of successes is one guarded UPDATE, and the savepoint
+        // themselves. Not all of it: ending streaks is one guarded UPDATE, and the savepoint
         // around it was two statements more per take (a round trip each on PostgreSQL).
-        await after(recorded, (fn) => this.db.transaction(fn));
+        await observer.observe(rest, (fn) => this.db.transaction(fn));
       } catch {
         // The endpoints' health and the operational events are skipped for this batch.
       }

@@ -293,7 +293,7 @@ export class Dispatcher {
         now = this.deps.clock.now();
         return this.deps.deliveries.take(
           now, this.takeBatch, { maxInFlightPerEndpoint: this.deps.config.maxInFlightPerEndpoint, leaseMs: this.leaseMs }, full ? undefined : candidates,
-          results.length ? { items: results.map((r) => r.item), after: this.deps.health?.observe } : undefined,
+          results.length ? { items: results.map((r) => r.item), observer: this.deps.health } : undefined,
           fanOut
             ? async () => {
                 const made = await this.fanOutIn();
@@ -414,7 +414,7 @@ export class Dispatcher {
     this.deps.deliveries
       .recordMany(
         batch.map((b) => b.item),
-        this.deps.health?.observe,
+        this.deps.health,
       )
       .then(({ fenced }) => this.countFenced(fenced))
       // The store is closed (stop timed out): the rows stay in flight until their lease ends, then are sent again.

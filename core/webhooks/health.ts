@@ -7,14 +7,15 @@
 // them (the outbox row names it as the subject); a dead delivery of a `webhook.*` event raises
 // nothing, so two failing endpoints subscribed to each other's operations cannot feed a loop.
 //
-// On the dispatcher's hot path (every attempt stored passes here) a batch of successes costs one
-// guarded UPDATE per endpoint, which writes nothing when the endpoint was already healthy.
+// On the dispatcher's hot path (every attempt stored passes here) an endpoint whose attempts in a
+// batch all succeeded is healed by the statement that records them (healedBy), which writes
+// nothing when the endpoint was already healthy; observe() sees the other endpoints' results.
 import type { WebhookEndpointsRepo } from '../storage/repos/webhook-endpoints.ts';
 import type { UnitOfWork } from '../audit/unit-of-work.ts';
 import { WEBHOOK_PREFIX, familyOf } from '../events/patterns.ts';
 import { SYSTEM_ACTOR } from '../kernel/actor.ts';
 import { isoNow } from '../kernel/ids.ts';
-import type { AttemptOutcome } from './deliveries.ts';
+import type { AttemptOutcome, ResultsObserver } from './deliveries.ts';
 import type { Endpoints } from './endpoints.ts';
 
 export interface HealthDeps {
@@ -36,8 +37,15 @@ interface Streak {
   gone?: AttemptOutcome;
 }
 
-export class EndpointHealth {
+export class EndpointHealth implements ResultsObserver {
   constructor(private deps: HealthDeps) {}
+
+  /** Endpoints none of whose attempts in `items` failed: any of them recorded ends the streak. */
+  healedBy(items: AttemptOutcome[]): string[] {
+    const ok = new Map<string, boolean>();
+    for (const item of items) ok.set(item.row.endpoint_id, item.result.ok && ok.get(item.row.endpoint_id) !== false);
+    return [...ok].filter(([, yes]) => yes).map(([id]) => id);
+  }
 
   /**
    * Call inside the transaction that records `items` (in the order the attempts ended). Ending
