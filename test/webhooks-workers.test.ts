@@ -196,6 +196,26 @@ describe.each(databases())('delivery workers side by side ($name)', (db) => {
     expect(one.attempts.map((a: { responseExcerpt: string }) => a.responseExcerpt)).toEqual(['ok']);
   });
 
+  it('records a result within moments though another attempt is still out (results wait for the others once, a few milliseconds)', async () => {
+    const [host] = await hosts([['api', 'worker']], { timeoutMs: 20_000 });
+    const co = await createCompany(host);
+    let answer: (() => void) | undefined;
+    const slow = await receiver((_req, res) => void (answer = () => res.writeHead(200).end('late')));
+    const fast = await receiver();
+    open.receivers.push(slow, fast);
+    const a = await addEndpoint(co.as(), { url: slow.url, topics: ['customer.*'] });
+    const b = await addEndpoint(co.as(), { url: fast.url, topics: ['customer.*'] });
+    await createCustomer(co.as(), 'Waiting');
+    await Promise.all([slow.waitFor(1, 3000), fast.waitFor(1, 3000)]);
+    const state = async (endpointId: string) => (await co.as().get(`/api/v1/webhook-endpoints/${endpointId}/deliveries`)).json().data[0]?.state;
+    const t0 = performance.now();
+    await until(async () => (await state(b.id)) === 'delivered', 3000);
+    expect(performance.now() - t0).toBeLessThan(1000);
+    expect(await state(a.id)).toBe('in_flight');
+    answer!();
+    await until(async () => (await state(a.id)) === 'delivered', 3000);
+  });
+
   it('writes what a fan-out sends at once in flight, committed before the POST, and sends it again with the same ids once its lease ends', async () => {
     // The worker's take fans out and leases in one transaction: the row is written in flight
     // under the take's lease, never pending. The first attempt never gets an answer (its worker

@@ -85,6 +85,8 @@ export const SIGNING_THREADS = Math.max(1, Math.min(2, os.availableParallelism()
 
 /** How long events from writes are gathered before a fan-out. */
 const EMIT_GATHER_MS = 5;
+/** How long results wait for more when recording them is all a take would do (see store()). */
+const RESULTS_GATHER_MS = EMIT_GATHER_MS;
 /** How soon to look again at an endpoint another worker was taking from. */
 const BUSY_RETRY_MS = 10;
 /** How soon to try again after a fan-out or a take failed. */
@@ -286,10 +288,11 @@ export class Dispatcher {
     const take = () =>
       this.takes(async () => {
         if (fanOut) await this.endpointsHeard();
+        // An earlier take may have left nothing to do but record (see store()).
+        if (!fanOut && !full && candidates.size === 0 && (this.results.length === 0 || this.gather())) return null;
         // What came in until this take's turn (those waiting meanwhile are recorded together).
         results = this.stopping ? [] : this.results.splice(0);
-        // An earlier take may have left nothing to do.
-        if (!fanOut && !full && candidates.size === 0 && results.length === 0) return null;
+        this.stopGathering();
         now = this.deps.clock.now();
         return this.deps.deliveries.take(
           now, this.takeBatch, { maxInFlightPerEndpoint: this.deps.config.maxInFlightPerEndpoint, leaseMs: this.leaseMs }, full ? undefined : candidates,
@@ -398,12 +401,43 @@ export class Dispatcher {
         // Its endpoint is not made a candidate: one held back by its cap is one already (a take
         // keeps those with more), and looking again at one it drained cost three statements (on
         // PostgreSQL, three round trips before the result's commit).
-        this.wake();
+        if (this.candidates?.size !== 0 || !this.gather()) this.wake();
         return;
       }
       this.toStore.push({ item, done });
       if (this.toStore.length === 1) setImmediate(() => this.flush());
     });
+  }
+
+  /** Attempts whose request is under way (sent, no answer yet). */
+  private sending = 0;
+  /** Set while results wait for more (see gather()). */
+  private gathering?: NodeJS.Timeout;
+  /** The results waiting have waited once: the next take records them. */
+  private gathered = false;
+
+  /**
+   * With nothing due to take, a take that only records results is a transaction of its own (three
+   * round trips on PostgreSQL; a third of the takes of a burst there): while other attempts are
+   * still out, or events wait for their fan-out, the results wait a few milliseconds for them (the
+   * fan-out's take records them too), once. Answers whether they wait.
+   */
+  private gather(): boolean {
+    if (this.gathered || (this.sending === 0 && !this.emitTimer)) return false;
+    this.gathering ??= setTimeout(() => {
+      this.gathering = undefined;
+      this.gathered = true;
+      this.wake();
+    }, RESULTS_GATHER_MS);
+    return true;
+  }
+
+  /** The results waiting are being recorded: the next ones may wait again. */
+  private stopGathering(): void {
+    this.gathered = false;
+    if (!this.gathering) return;
+    clearTimeout(this.gathering);
+    this.gathering = undefined;
   }
 
   /** Records the waiting results on their own, those that end in the same turn in one transaction. */
@@ -463,6 +497,7 @@ export class Dispatcher {
     this.leases.set(r.id, token);
     const p = (async () => {
       let result: SendResult;
+      this.sending++;
       try {
         result = await sendDelivery({
           url: r.url,
@@ -477,6 +512,7 @@ export class Dispatcher {
       } catch (err) {
         result = { ok: false, failure: 'other', detail: String(err), durationMs: 0, responseExcerpt: '', responseBytes: 0 };
       }
+      this.sending--;
       const now = clock.now();
       const attemptNo = r.attempts + 1;
       const outcome = result.ok ? 'delivered' : (result.failure ?? 'other');
@@ -663,6 +699,7 @@ export class Dispatcher {
     this.paceTimer = undefined;
     if (this.emitTimer) clearTimeout(this.emitTimer);
     this.emitTimer = undefined;
+    this.stopGathering();
     this.unlisten?.();
     this.unlisten = undefined;
     this.started = false;
