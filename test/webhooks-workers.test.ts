@@ -196,7 +196,7 @@ describe.each(databases())('delivery workers side by side ($name)', (db) => {
     expect(one.attempts.map((a: { responseExcerpt: string }) => a.responseExcerpt)).toEqual(['ok']);
   });
 
-  it('records a result within moments though another attempt is still out (results wait for the others once, a few milliseconds)', async () => {
+  it('records a result within moments though another attempt of the same event is still out', async () => {
     const [host] = await hosts([['api', 'worker']], { timeoutMs: 20_000 });
     const co = await createCompany(host);
     let answer: (() => void) | undefined;

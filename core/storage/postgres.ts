@@ -60,6 +60,8 @@ export class PostgresDb implements Db {
   private readonly rewritten = new Map<string, string>();
   private readonly transactions = new Set<Promise<unknown>>();
   private listener?: ChangeListener;
+  /** The server processes of this pool's connections: the notifications they send are this process's own. */
+  private readonly backends = new Map<pg.PoolClient, number>();
 
   constructor(private readonly opts: PostgresOptions) {
     // A process frozen inside a transaction (stopped, swapped out) loses it after 30 s, with
@@ -67,6 +69,11 @@ export class PostgresDb implements Db {
     this.pool = new pg.Pool({ connectionString: opts.url, max: opts.max ?? 10, types, idleTimeoutMillis: 30_000, idle_in_transaction_session_timeout: 30_000 });
     // An idle client that loses its server must not take the process down; the next query reconnects.
     this.pool.on('error', () => {});
+    this.pool.on('connect', (client) => {
+      const pid = (client as unknown as { processID?: number }).processID;
+      if (pid) this.backends.set(client, pid);
+    });
+    this.pool.on('remove', (client) => this.backends.delete(client));
   }
 
   private sql(text: string): string {
@@ -221,7 +228,7 @@ export class PostgresDb implements Db {
    */
   async listen(): Promise<ChangeListener> {
     if (!this.listener) {
-      this.listener = new ChangeListener(this.opts.url);
+      this.listener = new ChangeListener(this.opts.url, 10_000, (pid) => [...this.backends.values()].includes(pid));
       await this.listener.start();
     }
     return this.listener;
@@ -260,6 +267,8 @@ export class ChangeListener {
   constructor(
     private readonly url: string,
     private readonly safetyMs = 10_000,
+    /** Whether a server process is one of this process's connections: its commits were told in-process. */
+    private readonly own: (pid: number) => boolean = () => false,
   ) {}
 
   async start(): Promise<void> {
@@ -270,6 +279,9 @@ export class ChangeListener {
     const client = new pg.Client({ connectionString: this.url, types });
     client.on('notification', (msg) => {
       if (msg.channel !== PG_CHANGE_CHANNEL || !msg.payload?.startsWith(`${this.schema}:`)) return;
+      // This process's own commits were told at once, in-process (ChangeFeed.bump, Outbox.listen):
+      // told again, a light load's next event looked like part of a burst and waited its gathering.
+      if (this.own(msg.processId)) return;
       const scope = msg.payload.slice(this.schema.length + 1);
       // Events move no cache version: only the delivery workers need to hear them.
       if (scope !== 'outbox') this.heard = true;

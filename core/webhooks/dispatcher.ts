@@ -83,10 +83,16 @@ export function eventBody(r: Pick<DueRow, 'event_id' | 'topic' | 'event_created_
  */
 export const SIGNING_THREADS = Math.max(1, Math.min(2, os.availableParallelism() - 1));
 
-/** How long events from writes are gathered before a fan-out. */
-const EMIT_GATHER_MS = 5;
-/** How long results wait for more when recording them is all a take would do (see store()). */
-const RESULTS_GATHER_MS = EMIT_GATHER_MS;
+/**
+ * How long events from writes are gathered before a fan-out while they keep coming. On PostgreSQL
+ * a burst's deliveries keep up with its writes, and each fan-out's take (six statements) slowed
+ * the writes sharing the process and the server: 20 ms rather than 5 read 0.46–0.55× the floor
+ * against 0.33–0.43, alternated (bench/webhooks-e2e.ts --postgres; docs/benchmarks-history.md).
+ * SQLite's bursts, bound by the delivery log's backlog, read the same either way.
+ */
+const EMIT_GATHER_MS = 20;
+/** Events after this long without any go out at once (a light load's latency). */
+const EMIT_QUIET_MS = 4 * EMIT_GATHER_MS;
 /** How soon to look again at an endpoint another worker was taking from. */
 const BUSY_RETRY_MS = 10;
 /** How soon to try again after a fan-out or a take failed. */
@@ -288,11 +294,10 @@ export class Dispatcher {
     const take = () =>
       this.takes(async () => {
         if (fanOut) await this.endpointsHeard();
-        // An earlier take may have left nothing to do but record (see store()).
-        if (!fanOut && !full && candidates.size === 0 && (this.results.length === 0 || this.gather())) return null;
         // What came in until this take's turn (those waiting meanwhile are recorded together).
         results = this.stopping ? [] : this.results.splice(0);
-        this.stopGathering();
+        // An earlier take may have left nothing to do.
+        if (!fanOut && !full && candidates.size === 0 && results.length === 0) return null;
         now = this.deps.clock.now();
         return this.deps.deliveries.take(
           now, this.takeBatch, { maxInFlightPerEndpoint: this.deps.config.maxInFlightPerEndpoint, leaseMs: this.leaseMs }, full ? undefined : candidates,
@@ -401,43 +406,12 @@ export class Dispatcher {
         // Its endpoint is not made a candidate: one held back by its cap is one already (a take
         // keeps those with more), and looking again at one it drained cost three statements (on
         // PostgreSQL, three round trips before the result's commit).
-        if (this.candidates?.size !== 0 || !this.gather()) this.wake();
+        this.wake();
         return;
       }
       this.toStore.push({ item, done });
       if (this.toStore.length === 1) setImmediate(() => this.flush());
     });
-  }
-
-  /** Attempts whose request is under way (sent, no answer yet). */
-  private sending = 0;
-  /** Set while results wait for more (see gather()). */
-  private gathering?: NodeJS.Timeout;
-  /** The results waiting have waited once: the next take records them. */
-  private gathered = false;
-
-  /**
-   * With nothing due to take, a take that only records results is a transaction of its own (three
-   * round trips on PostgreSQL; a third of the takes of a burst there): while other attempts are
-   * still out, or events wait for their fan-out, the results wait a few milliseconds for them (the
-   * fan-out's take records them too), once. Answers whether they wait.
-   */
-  private gather(): boolean {
-    if (this.gathered || (this.sending === 0 && !this.emitTimer)) return false;
-    this.gathering ??= setTimeout(() => {
-      this.gathering = undefined;
-      this.gathered = true;
-      this.wake();
-    }, RESULTS_GATHER_MS);
-    return true;
-  }
-
-  /** The results waiting are being recorded: the next ones may wait again. */
-  private stopGathering(): void {
-    this.gathered = false;
-    if (!this.gathering) return;
-    clearTimeout(this.gathering);
-    this.gathering = undefined;
   }
 
   /** Records the waiting results on their own, those that end in the same turn in one transaction. */
@@ -497,7 +471,6 @@ export class Dispatcher {
     this.leases.set(r.id, token);
     const p = (async () => {
       let result: SendResult;
-      this.sending++;
       try {
         result = await sendDelivery({
           url: r.url,
@@ -512,7 +485,6 @@ export class Dispatcher {
       } catch (err) {
         result = { ok: false, failure: 'other', detail: String(err), durationMs: 0, responseExcerpt: '', responseBytes: 0 };
       }
-      this.sending--;
       const now = clock.now();
       const attemptNo = r.attempts + 1;
       const outcome = result.ok ? 'delivered' : (result.failure ?? 'other');
@@ -607,7 +579,7 @@ export class Dispatcher {
   private eventsWritten(): void {
     if (!this.started || this.stopping) return;
     const now = performance.now();
-    const quiet = now - this.lastEmit > EMIT_GATHER_MS * 4;
+    const quiet = now - this.lastEmit > EMIT_QUIET_MS;
     this.lastEmit = now;
     if (this.emitTimer) return;
     if (quiet) return this.wake(false, true);
@@ -699,7 +671,6 @@ export class Dispatcher {
     this.paceTimer = undefined;
     if (this.emitTimer) clearTimeout(this.emitTimer);
     this.emitTimer = undefined;
-    this.stopGathering();
     this.unlisten?.();
     this.unlisten = undefined;
     this.started = false;
