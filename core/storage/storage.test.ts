@@ -15,6 +15,7 @@ import { inList, sqliteDialect } from './dialect.ts';
 import type { Db } from './db.ts';
 import type { AttemptResult } from './repos/webhook-deliveries.ts';
 import { CacheVersionsRepo } from './repos/cache-versions.ts';
+import type { PostgresDb } from './postgres.ts';
 
 const REPO = path.resolve(import.meta.dirname, '../..');
 const T0 = '2026-03-01T10:00:00.000Z';
@@ -833,6 +834,21 @@ describe.each(databases().filter((d) => d.name === 'postgres'))('lost connection
     ).rejects.toThrow();
     expect(await s.db.get('SELECT 1 AS one')).toEqual({ one: 1 });
     expect(await s.db.transaction(() => s.db.get('SELECT 2 AS two'))).toEqual({ two: 2 });
+  });
+
+  it("hears another process's commits and not its own, which were told in-process", async () => {
+    const other = await openStorage({ file: loc.file, url: loc.url });
+    try {
+      const heard: (string | undefined)[] = [];
+      const stop = (await (s.db as PostgresDb).listen()).subscribe((scope) => heard.push(scope));
+      // Notifications come in commit order: this process's own would come first.
+      await s.db.transaction(() => s.changes.bump('endpoints'));
+      await other.db.transaction(() => other.changes.bump('keys'));
+      await expect.poll(() => heard, { timeout: 5_000, interval: 20 }).toEqual(['keys']);
+      stop();
+    } finally {
+      await other.close();
+    }
   });
 
   it('the listening connection comes back, and the feed hears what was written meanwhile', async () => {
