@@ -269,8 +269,8 @@ export class Deliveries {
         leased.push({ target: w.target, rows });
         if (w.milli !== null) await this.repo.saveThrottle(w.endpointId, w.milli - rows.length * 1000, nowMs);
         // Held back by its cap (or the take's limit): more may be due. (Dropping one whose room
-        // only the fan-out's rows filled, all in flight, made a PostgreSQL burst slower: 0.45×
-        // the floor against 0.49–0.52, docs/benchmarks-history.md.)
+        // only the fan-out's rows filled, all in flight, was tried: a PostgreSQL burst read
+        // slower, docs/benchmarks-history.md.)
         if (room > 0 && rows.length < room) candidates?.delete(w.endpointId);
         else taken.more.push(w.endpointId);
       }
