@@ -317,7 +317,6 @@ export class Deliveries {
     return this.db.transaction(async () => ({ fenced: await this.recordIn(items, observer) }));
   }
 
-
   /** Records results in the transaction under way; answers how many were fenced off. */
   private async recordIn(items: AttemptOutcome[], observer?: ResultsObserver): Promise<number> {
     const healed = observer?.healedBy(items) ?? [];
