@@ -51,7 +51,7 @@ function contribution(a: AggregatedBy, doc: Record<string, unknown> | undefined,
   return { parent, value: type === 'money' ? toMinor(v, digits) : BigInt(v) };
 }
 
-const negate = (v: bigint | number) => (typeof v === 'bigint' ? -v : -v);
+const negate = (v: bigint | number) => -v;
 const plus = (a: bigint | number | undefined, b: bigint | number) => (a === undefined ? b : typeof a === 'bigint' ? a + (b as bigint) : a + (b as number));
 const isZero = (v: bigint | number) => v === 0n || v === 0;
 
