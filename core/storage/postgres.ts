@@ -61,7 +61,7 @@ export class PostgresDb implements Db {
   private readonly transactions = new Set<Promise<unknown>>();
   private listener?: ChangeListener;
   /** The server processes of this pool's connections: the notifications they send are this process's own. */
-  private readonly backends = new Map<pg.PoolClient, number>();
+  private readonly backends = new Set<number>();
 
   constructor(private readonly opts: PostgresOptions) {
     // A process frozen inside a transaction (stopped, swapped out) loses it after 30 s, with
@@ -69,11 +69,9 @@ export class PostgresDb implements Db {
     this.pool = new pg.Pool({ connectionString: opts.url, max: opts.max ?? 10, types, idleTimeoutMillis: 30_000, idle_in_transaction_session_timeout: 30_000 });
     // An idle client that loses its server must not take the process down; the next query reconnects.
     this.pool.on('error', () => {});
-    this.pool.on('connect', (client) => {
-      const pid = (client as unknown as { processID?: number }).processID;
-      if (pid) this.backends.set(client, pid);
-    });
-    this.pool.on('remove', (client) => this.backends.delete(client));
+    const pid = (client: pg.PoolClient) => (client as unknown as { processID?: number }).processID ?? 0;
+    this.pool.on('connect', (client) => void this.backends.add(pid(client)));
+    this.pool.on('remove', (client) => void this.backends.delete(pid(client)));
   }
 
   private sql(text: string): string {
@@ -228,7 +226,7 @@ export class PostgresDb implements Db {
    */
   async listen(): Promise<ChangeListener> {
     if (!this.listener) {
-      this.listener = new ChangeListener(this.opts.url, 10_000, (pid) => [...this.backends.values()].includes(pid));
+      this.listener = new ChangeListener(this.opts.url, 10_000, (pid) => this.backends.has(pid));
       await this.listener.start();
     }
     return this.listener;

@@ -259,8 +259,7 @@ export class Deliveries {
       }
       // The fan-out's deliveries go after the older due ones: in flight as far as room is left.
       const made = fresh.map((r) => ({ id: newSortableId('dlv', nowMs), ...r }));
-      const { leased: byEndpoint, written: direct } =
-        wants.length || made.length ? await this.repo.leaseAndWrite(wants, made, nowMs, taken.token, untilMs, isoNow(nowMs)) : { leased: new Map(), written: new Map() };
+      const { leased: byEndpoint, written: direct } = await this.repo.leaseAndWrite(wants, made, nowMs, taken.token, untilMs, isoNow(nowMs));
       const leased: { target: EndpointTarget & { id: string }; rows: LeasedRow[] }[] = [];
       for (const w of wants) {
         const { room, rows: older } = byEndpoint.get(w.endpointId) ?? { room: 0, rows: [] };

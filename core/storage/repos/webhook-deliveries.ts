@@ -2,6 +2,7 @@
 // attempt row per POST. States: `pending` (due at next_attempt_at), `in_flight`, `delivered`, `dead`.
 import type { Db } from '../db.ts';
 import { inList } from '../dialect.ts';
+import { healthyStatement } from './webhook-endpoints.ts';
 
 export const DELIVERY_STATES = ['pending', 'in_flight', 'delivered', 'dead'] as const;
 export type DeliveryStateName = (typeof DELIVERY_STATES)[number];
@@ -302,6 +303,7 @@ export class WebhookDeliveriesRepo {
   ): Promise<{ leased: Map<string, Leased>; written: Map<string, LeasedRow[]> }> {
     const leased = new Map<string, Leased>();
     const written = new Map<string, LeasedRow[]>();
+    if (!wants.length && !fresh.length) return { leased, written };
     const rows: (LeasedRow & { seq: number; endpoint_id: string })[] = [];
     if (this.db.dialect.name === 'sqlite') {
       const inFlight = wants.length ? await this.inFlightOfMany(wants.map((w) => w.endpointId), nowMs) : new Map<string, number>();
@@ -466,8 +468,8 @@ export class WebhookDeliveriesRepo {
         }
         const healed = heal.filter((id) => part.some((r) => r.endpointId === id && recorded.has(r.deliveryId)));
         if (healed.length) {
-          const list = inList(healed);
-          await this.db.run(`UPDATE webhook_endpoints SET failing_since = NULL WHERE id IN ${list.sql} AND failing_since IS NOT NULL`, list.params);
+          const { sql, params } = healthyStatement(healed);
+          await this.db.run(sql, params);
         }
       }
       const stored = part.filter((r) => r.next.state !== 'delivered' && recorded.has(r.deliveryId));

@@ -85,6 +85,12 @@ const values = (e: EndpointRecord) => [
   e.headers === null ? null : JSON.stringify(e.headers), e.signingKey, e.publicKey, e.companyId, e.id,
 ];
 
+/** Ends endpoints' failing streaks: guarded, so that it writes nothing for one already healthy. */
+export function healthyStatement(ids: readonly string[]): { sql: string; params: unknown[] } {
+  const list = inList(ids);
+  return { sql: `UPDATE webhook_endpoints SET failing_since = NULL WHERE id IN ${list.sql} AND failing_since IS NOT NULL`, params: list.params };
+}
+
 export class WebhookEndpointsRepo {
   constructor(private db: Db) {}
 
@@ -144,8 +150,8 @@ export class WebhookEndpointsRepo {
   /** Successes: the endpoints are healthy again (no write for those that already were); one statement. */
   async markHealthy(ids: string[]): Promise<void> {
     if (!ids.length) return;
-    const list = inList(ids);
-    await this.db.run(`UPDATE webhook_endpoints SET failing_since = NULL WHERE id IN ${list.sql} AND failing_since IS NOT NULL`, list.params);
+    const { sql, params } = healthyStatement(ids);
+    await this.db.run(sql, params);
   }
 
   /**
