@@ -12,6 +12,13 @@
 // host's SignerPool in batches, both schemes as the host signs them, the host's guarded send), no
 // fan-out and no delivery log. No host can go faster than its floor; the floor/bare ratio says
 // how close to the bare loop any host built on those parts can come.
+// Beside it, the floor with a lean delivery log: the least a host that caps each endpoint's
+// deliveries in flight and delivers at least once writes, in batches with the host's own
+// statements where it has them: each delivery's row pending before it may go (the host's fan-out
+// insert, a transaction per 16 events), leased before it is sent (one UPDATE by id for up to the
+// in-flight limit's rows), its result recorded (the host's recordMany). No dispatcher: the jobs
+// wait in memory, so no row is read back, and no take looks at an endpoint. It says what the
+// delivery log alone costs on these parts, and so how far the host's dispatcher is from it.
 // Usage: npx tsx bench/webhooks-e2e.ts [events, default 1000] [endpoints, default 4] [in flight per endpoint, default 8] [--postgres]
 // With --postgres, the host runs on a new database of DIWAN_BENCH_DATABASE_URL's server
 // (default postgres://postgres@127.0.0.1:5432/test), dropped after each run.
@@ -32,6 +39,8 @@ import { sendDelivery, webhookAgent } from '../core/webhooks/send.ts';
 import { Outbox } from '../core/events/outbox.ts';
 import { openStorage, type Storage } from '../core/storage/open.ts';
 import { systemClock } from '../core/kernel/clock.ts';
+import { isoNow, newId, newSortableId } from '../core/kernel/ids.ts';
+import type { AttemptResult, NewDelivery } from '../core/storage/repos/webhook-deliveries.ts';
 import type { AttemptOutcome } from '../core/webhooks/deliveries.ts';
 import { forkTs, pgAdmin, sampleInvoiceData, startWebhookReceiver } from './lib/util.ts';
 import { sqlTimer } from './lib/sql-time.ts';
@@ -170,6 +179,89 @@ interface FloorParts {
 }
 /** Events whose deliveries the floor signs in one call, as a take signs what it took (~16 deliveries). */
 const FLOOR_SIGN_EVENTS = 4;
+/** Events whose delivery rows the lean log writes in one transaction (the host gathers events for 20 ms). */
+const LEAN_FAN_EVENTS = 16;
+
+/**
+ * The lean delivery log of the floor (see the top of this file): rows written pending in batches,
+ * leased by id before they are sent, results recorded in batches, each step a transaction.
+ */
+function leanLog(parts: FloorParts) {
+  const { db, deliveries } = parts.storage;
+  type Row = { id: string; token?: string };
+  const rows: Row[] = [];
+  let durableTo = 0;
+  let leasedTo = 0;
+  let leasing: Promise<void> | undefined;
+  let writing: Promise<void> = Promise.resolve();
+  let results: (AttemptResult & { token: string })[] = [];
+  let recording = false;
+  let recorded = 0;
+  let allRecorded!: () => void;
+  const settled = new Promise<void>((r) => (allRecorded = r));
+  let expected = Infinity;
+  const record = async (): Promise<void> => {
+    if (recording || !results.length) return;
+    recording = true;
+    const batch = results;
+    results = [];
+    await db.transaction(() => deliveries.recordMany(batch));
+    recorded += batch.length;
+    recording = false;
+    if (recorded >= expected) allRecorded();
+    else if (results.length) setImmediate(record);
+  };
+  return {
+    /** Writes an event's delivery rows (with the next ones of its batch); resolves once they are committed. */
+    write(events: { eventId: string; endpoints: number }[]): { ids: string[][]; durable: Promise<void> } {
+      const now = Date.now();
+      const fresh: NewDelivery[] = [];
+      const ids = events.map((e) =>
+        Array.from({ length: e.endpoints }, (_, endpoint) => {
+          const id = newSortableId('dlv', now);
+          fresh.push({ id, companyId: 'co_bench', endpointId: `ep_${endpoint}`, eventId: e.eventId, topic: 'invoice.created' });
+          rows.push({ id });
+          return id;
+        }),
+      );
+      const to = rows.length;
+      writing = writing.then(async () => {
+        await db.transaction(() => deliveries.insertMany(fresh, now, isoNow(now)));
+        durableTo = to;
+      });
+      return { ids, durable: writing };
+    },
+    /** Leases the rows from the k-th on, up to `limit` of the durable ones, unless already leased; the k-th row's lease token. */
+    async lease(k: number, limit: number): Promise<string> {
+      while (k >= leasedTo) {
+        await (leasing ??= (async () => {
+          const batch = rows.slice(leasedTo, Math.min(durableTo, leasedTo + limit));
+          const token = newId('lse');
+          const now = Date.now();
+          await db.transaction(() =>
+            db.run(`UPDATE webhook_deliveries SET state = 'in_flight', lease_until = ?, lease_token = ?, updated_at = ? WHERE id IN (${batch.map(() => '?').join(', ')}) AND state = 'pending'`, [
+              now + 30_000, token, isoNow(now), ...batch.map((r) => r.id),
+            ]),
+          );
+          for (const r of batch) r.token = token;
+          leasedTo += batch.length;
+        })().finally(() => (leasing = undefined)));
+      }
+      return rows[k].token!;
+    },
+    /** Records an attempt's result (with those that end meanwhile, in one transaction). */
+    done(r: AttemptResult & { token: string }): void {
+      results.push(r);
+      if (results.length === 1) setImmediate(record);
+    },
+    /** Resolves once `n` results are recorded. */
+    settled(n: number): Promise<void> {
+      expected = n;
+      if (recorded >= n) allRecorded();
+      return settled;
+    },
+  };
+}
 
 /** On the host's kind of database: `url` (PostgreSQL, made and dropped by the parent) or a new SQLite file. */
 async function floorParts(url?: string): Promise<FloorParts> {
@@ -179,12 +271,15 @@ async function floorParts(url?: string): Promise<FloorParts> {
   return { storage, outbox: new Outbox(storage.db, storage.outbox, systemClock), signer: new SignerPool({ threads: SIGNING_THREADS }) };
 }
 
-async function runBare(port: number, events = EVENTS, paceMs = 0, floor?: FloorParts): Promise<Result> {
+async function runBare(port: number, events = EVENTS, paceMs = 0, floor?: FloorParts, lean = false): Promise<Result> {
+  const log = floor && lean ? leanLog(floor) : undefined;
   const secrets = Array.from({ length: ENDPOINTS }, () => generateSecret());
   const pool = new Pool(`http://127.0.0.1:${port}`, { connections: CONCURRENCY, pipelining: 1 });
   const agent = floor && webhookAgent({ allowLoopback: true, allowPrivate: false });
   type Job = {
     body: string; bytes?: Buffer; endpoint: number; ready: number; eventId: string; warm: boolean; signature?: Promise<Signed>; t?: string;
+    /** The lean log's row, and its write's commit. */
+    deliveryId?: string; durable?: Promise<void>;
     /** Settles `signature` once the job's batch went to the pool. */
     signed?: (s: Promise<Signed>) => void;
   };
@@ -207,6 +302,20 @@ async function runBare(port: number, events = EVENTS, paceMs = 0, floor?: FloorP
   const cpu0 = process.cpuUsage();
   const loop0 = performance.eventLoopUtilization();
   let produced = 0;
+  // The lean log: the events since the last write, their jobs, and the write's commit (a worker
+  // may take a job before its write starts: on PostgreSQL the event write lets the workers run).
+  let fanned: string[] = [];
+  let unwritten: Job[] = [];
+  let written!: () => void;
+  let durable = new Promise<void>((r) => (written = r));
+  const fan = () => {
+    const batch = log!.write(fanned.map((eventId) => ({ eventId, endpoints: ENDPOINTS })));
+    batch.ids.flat().forEach((id, i) => (unwritten[i].deliveryId = id));
+    void batch.durable.then(written);
+    durable = new Promise<void>((r) => (written = r));
+    fanned = [];
+    unwritten = [];
+  };
   const produce = async () => {
     for (let i = 0; i < events; i++) {
       if (paceMs) await sleep(paceMs);
@@ -219,6 +328,10 @@ async function runBare(port: number, events = EVENTS, paceMs = 0, floor?: FloorP
       const ready = performance.now();
       for (let e = 0; e < ENDPOINTS; e++) {
         const job: Job = { body, bytes, endpoint: e, ready, eventId, warm: paceMs > 0 && i < WARM_UP };
+        if (log) {
+          job.durable = durable;
+          unwritten.push(job);
+        }
         jobs.push(job);
         if (floor) {
           // A worker may take the job before its batch is signed (on PostgreSQL the event write
@@ -226,6 +339,10 @@ async function runBare(port: number, events = EVENTS, paceMs = 0, floor?: FloorP
           job.signature = new Promise<Signed>((resolve) => (job.signed = resolve));
           unsigned.push(job);
         }
+      }
+      if (log) {
+        fanned.push(eventId);
+        if (paceMs || fanned.length >= LEAN_FAN_EVENTS || i === events - 1) fan();
       }
       if (floor && (paceMs || unsigned.length >= FLOOR_SIGN_EVENTS * ENDPOINTS || i === events - 1)) signAll();
       produced++;
@@ -240,14 +357,30 @@ async function runBare(port: number, events = EVENTS, paceMs = 0, floor?: FloorP
         await sleep(1);
         continue;
       }
-      const j = jobs[next++];
+      const k = next++;
+      const j = jobs[k];
       let ok: boolean;
       if (floor) {
+        // Sent only once its row is written and leased.
+        let token: string | undefined;
+        if (log) {
+          await j.durable;
+          token = await log.lease(k, CONCURRENCY);
+        }
         const signed = await j.signature!;
         const headers = {
           'x-service-signature': signed.signature, 'webhook-id': j.eventId, 'webhook-timestamp': j.t!, 'webhook-signature': signed.standard, [EVENT_ID_HEADER]: j.eventId,
         };
-        ok = (await sendDelivery({ url: `http://127.0.0.1:${port}/hook/${j.endpoint}`, body: j.bytes!, headers, allowLoopback: true, allowPrivate: false, agent })).ok;
+        const sent = await sendDelivery({ url: `http://127.0.0.1:${port}/hook/${j.endpoint}`, body: j.bytes!, headers, allowLoopback: true, allowPrivate: false, agent });
+        ok = sent.ok;
+        if (log) {
+          const at = isoNow(Date.now());
+          log.done({
+            deliveryId: j.deliveryId!, token: token!, companyId: 'co_bench', endpointId: `ep_${j.endpoint}`, attempt: 1, at, durationMs: sent.durationMs,
+            status: sent.status ?? null, failure: sent.ok ? null : (sent.failure ?? 'other'), detail: sent.detail ?? null, responseExcerpt: sent.responseExcerpt,
+            responseBytes: sent.responseBytes, next: { state: sent.ok ? 'delivered' : 'dead', at: null },
+          });
+        }
       } else {
         const t = unixSeconds(Date.now());
         const res = await pool.request({
@@ -266,21 +399,24 @@ async function runBare(port: number, events = EVENTS, paceMs = 0, floor?: FloorP
     }
   };
   await Promise.all([producing, ...Array.from({ length: CONCURRENCY }, worker)]);
+  // Delivered once its result is recorded, as the host's are.
+  await log?.settled(events * ENDPOINTS);
   const seconds = (performance.now() - started) / 1000;
   const cpuUs = cpuPer(cpu0, delivered);
   const loopUs = loopPer(loop0, delivered);
   await pool.close();
   await agent?.destroy();
   latencies.sort((a, b) => a - b);
+  if (log) return { name: 'lean log (floor + rows written, leased, recorded)', deliveries: delivered, seconds, perSecond: delivered / seconds, p50: pct(latencies, 50), p99: pct(latencies, 99), cpuUs, loopUs };
   if (floor) return { name: 'floor (bare + event write, pool signing, guarded send)', deliveries: delivered, seconds, perSecond: delivered / seconds, p50: pct(latencies, 50), p99: pct(latencies, 99), cpuUs, loopUs };
   return { name: 'bare undici loop (inline sign, keep-alive POST)', deliveries: delivered, seconds, perSecond: delivered / seconds, p50: pct(latencies, 50), p99: pct(latencies, 99), cpuUs, loopUs };
 }
 
 /** The bare loop in a process of its own, kept for the whole run (warmed up like the host). */
-function bareProcess(floorUrl?: string): { run(port: number, events?: number, paceMs?: number, floor?: boolean): Promise<Result>; stop(): void } {
+function bareProcess(floorUrl?: string): { run(port: number, events?: number, paceMs?: number, floor?: boolean, lean?: boolean): Promise<Result>; stop(): void } {
   const child: ChildProcess = forkTs(fileURLToPath(import.meta.url), [...process.argv.slice(2), '--bare-child']);
   return {
-    run: (port, events = EVENTS, paceMs = 0, floor = false) =>
+    run: (port, events = EVENTS, paceMs = 0, floor = false, lean = false) =>
       new Promise<Result>((resolve, reject) => {
         const exited = (code: number | null) => reject(new Error(`the bare loop's process exited (${code})`));
         child.once('exit', exited);
@@ -288,7 +424,7 @@ function bareProcess(floorUrl?: string): { run(port: number, events?: number, pa
           child.off('exit', exited);
           resolve(r);
         });
-        child.send({ port, events, paceMs, floor, floorUrl });
+        child.send({ port, events, paceMs, floor, lean, floorUrl });
       }),
     stop: () => void child.kill(),
   };
@@ -296,8 +432,8 @@ function bareProcess(floorUrl?: string): { run(port: number, events?: number, pa
 
 if (BARE_CHILD) {
   let floor: Promise<FloorParts> | undefined;
-  process.on('message', async (m: { port: number; events: number; paceMs: number; floor: boolean; floorUrl?: string }) =>
-    process.send!(await runBare(m.port, m.events, m.paceMs, m.floor ? await (floor ??= floorParts(m.floorUrl)) : undefined)),
+  process.on('message', async (m: { port: number; events: number; paceMs: number; floor: boolean; lean: boolean; floorUrl?: string }) =>
+    process.send!(await runBare(m.port, m.events, m.paceMs, m.floor ? await (floor ??= floorParts(m.floorUrl)) : undefined, m.lean)),
   );
   process.on('disconnect', () => process.exit(0));
 } else {
@@ -310,31 +446,35 @@ if (BARE_CHILD) {
     const results: Result[] = [];
     await bare.run(receiver.port);
     await bare.run(receiver.port, EVENTS, 0, true);
+    await bare.run(receiver.port, EVENTS, 0, true, true);
     for (let round = 0; round < 2; round++) {
       sql?.start();
       results.push(await runHost(receiver.port));
       sql?.stop();
       results.push(await bare.run(receiver.port));
       results.push(await bare.run(receiver.port, EVENTS, 0, true));
+      results.push(await bare.run(receiver.port, EVENTS, 0, true, true));
     }
     const best = (prefix: string) => results.filter((r) => r.name.startsWith(prefix)).sort((a, b) => b.perSecond - a.perSecond)[0];
     const host = best('host');
     const bareBest = best('bare');
     const floor = best('floor');
-    for (const r of [host, bareBest, floor]) {
+    const lean = best('lean');
+    for (const r of [host, bareBest, floor, lean]) {
       console.log(`${r.name.padEnd(55)} ${r.perSecond.toFixed(0).padStart(7)} deliveries/s  p50 ${r.p50.toFixed(1)} ms  p99 ${r.p99.toFixed(1)} ms  (${r.deliveries} in ${r.seconds.toFixed(2)} s)`);
     }
     console.log(`ratio host/bare throughput: ${(host.perSecond / bareBest.perSecond).toFixed(3)}`);
     console.log(`ratio floor/bare: ${(floor.perSecond / bareBest.perSecond).toFixed(3)} (the most any host on these parts can reach); host/floor: ${(host.perSecond / floor.perSecond).toFixed(3)}`);
+    console.log(`ratio lean log/floor: ${(lean.perSecond / floor.perSecond).toFixed(3)} (what the delivery log alone leaves of the floor); host/lean log: ${(host.perSecond / lean.perSecond).toFixed(3)}`);
     // Steadier than throughput where other tenants share the cores: the work each side does per delivery.
     console.log(`CPU per delivery (each side's process, all threads): host ${host.cpuUs.toFixed(0)} µs, bare ${bareBest.cpuUs.toFixed(0)} µs, ratio bare/host ${(bareBest.cpuUs / host.cpuUs).toFixed(3)}`);
-    console.log(`event loop busy per delivery (the main thread): host ${host.loopUs.toFixed(0)} µs, bare ${bareBest.loopUs.toFixed(0)} µs, floor ${floor.loopUs.toFixed(0)} µs (CPU ${floor.cpuUs.toFixed(0)} µs)`);
+    console.log(`event loop busy per delivery (the main thread): host ${host.loopUs.toFixed(0)} µs, bare ${bareBest.loopUs.toFixed(0)} µs, floor ${floor.loopUs.toFixed(0)} µs (CPU ${floor.cpuUs.toFixed(0)} µs), lean log ${lean.loopUs.toFixed(0)} µs (CPU ${lean.cpuUs.toFixed(0)} µs)`);
     if (sql) console.log(sql.report(2 * EVENTS * ENDPOINTS, 'delivery'));
     // Light load: latency, not throughput.
     const lightHost = await runHost(receiver.port, LIGHT_EVENTS, LIGHT_MS);
     const lightBare = await bare.run(receiver.port, LIGHT_EVENTS, LIGHT_MS);
     console.log(`light load (${1000 / LIGHT_MS} events/s × ${ENDPOINTS} endpoints, ${LIGHT_EVENTS} events): host p50 ${lightHost.p50.toFixed(1)} ms p99 ${lightHost.p99.toFixed(1)} ms; bare p50 ${lightBare.p50.toFixed(1)} ms p99 ${lightBare.p99.toFixed(1)} ms`);
-    console.log(JSON.stringify({ bench: 'webhooks-e2e', events: EVENTS, endpoints: ENDPOINTS, perEndpoint: PER_ENDPOINT, host, bare: bareBest, floor, ratio: host.perSecond / bareBest.perSecond, floorRatio: floor.perSecond / bareBest.perSecond, cpuRatio: bareBest.cpuUs / host.cpuUs, light: { host: lightHost, bare: lightBare } }));
+    console.log(JSON.stringify({ bench: 'webhooks-e2e', events: EVENTS, endpoints: ENDPOINTS, perEndpoint: PER_ENDPOINT, host, bare: bareBest, floor, lean, ratio: host.perSecond / bareBest.perSecond, floorRatio: floor.perSecond / bareBest.perSecond, leanRatio: lean.perSecond / floor.perSecond, cpuRatio: bareBest.cpuUs / host.cpuUs, light: { host: lightHost, bare: lightBare } }));
   } finally {
     bare.stop();
     receiver.stop();
