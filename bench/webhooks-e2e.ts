@@ -194,6 +194,10 @@ function leanLog(parts: FloorParts) {
   let leasedTo = 0;
   let leasing: Promise<void> | undefined;
   let writing: Promise<void> = Promise.resolve();
+  // Resolves once the rows of the events gathered now are committed (a worker may take a job
+  // before its write starts: on PostgreSQL the event write lets the workers run).
+  let written!: () => void;
+  let gathering = new Promise<void>((r) => (written = r));
   let results: (AttemptResult & { token: string })[] = [];
   let recording = false;
   let recorded = 0;
@@ -212,24 +216,26 @@ function leanLog(parts: FloorParts) {
     else if (results.length) setImmediate(record);
   };
   return {
-    /** Writes an event's delivery rows (with the next ones of its batch); resolves once they are committed. */
-    write(events: { eventId: string; endpoints: number }[]): { ids: string[][]; durable: Promise<void> } {
+    /** Settles once the rows of the events gathered now (the next write's) are committed. */
+    get durable(): Promise<void> {
+      return gathering;
+    },
+    /** Writes the gathered events' delivery rows, each event's to every endpoint in turn; answers their ids in that order. */
+    write(eventIds: string[], endpoints: number): string[] {
       const now = Date.now();
-      const fresh: NewDelivery[] = [];
-      const ids = events.map((e) =>
-        Array.from({ length: e.endpoints }, (_, endpoint) => {
-          const id = newSortableId('dlv', now);
-          fresh.push({ id, companyId: 'co_bench', endpointId: `ep_${endpoint}`, eventId: e.eventId, topic: 'invoice.created' });
-          rows.push({ id });
-          return id;
-        }),
+      const fresh: NewDelivery[] = eventIds.flatMap((eventId) =>
+        Array.from({ length: endpoints }, (_, endpoint) => ({ id: newSortableId('dlv', now), companyId: 'co_bench', endpointId: `ep_${endpoint}`, eventId, topic: 'invoice.created' })),
       );
+      for (const r of fresh) rows.push({ id: r.id });
       const to = rows.length;
+      const done = written;
+      gathering = new Promise<void>((r) => (written = r));
       writing = writing.then(async () => {
         await db.transaction(() => deliveries.insertMany(fresh, now, isoNow(now)));
         durableTo = to;
+        done();
       });
-      return { ids, durable: writing };
+      return fresh.map((r) => r.id);
     },
     /** Leases the rows from the k-th on, up to `limit` of the durable ones, unless already leased; the k-th row's lease token. */
     async lease(k: number, limit: number): Promise<string> {
@@ -302,17 +308,11 @@ async function runBare(port: number, events = EVENTS, paceMs = 0, floor?: FloorP
   const cpu0 = process.cpuUsage();
   const loop0 = performance.eventLoopUtilization();
   let produced = 0;
-  // The lean log: the events since the last write, their jobs, and the write's commit (a worker
-  // may take a job before its write starts: on PostgreSQL the event write lets the workers run).
+  // The lean log: the events since its last write, and their jobs.
   let fanned: string[] = [];
   let unwritten: Job[] = [];
-  let written!: () => void;
-  let durable = new Promise<void>((r) => (written = r));
   const fan = () => {
-    const batch = log!.write(fanned.map((eventId) => ({ eventId, endpoints: ENDPOINTS })));
-    batch.ids.flat().forEach((id, i) => (unwritten[i].deliveryId = id));
-    void batch.durable.then(written);
-    durable = new Promise<void>((r) => (written = r));
+    log!.write(fanned, ENDPOINTS).forEach((id, i) => (unwritten[i].deliveryId = id));
     fanned = [];
     unwritten = [];
   };
@@ -329,7 +329,7 @@ async function runBare(port: number, events = EVENTS, paceMs = 0, floor?: FloorP
       for (let e = 0; e < ENDPOINTS; e++) {
         const job: Job = { body, bytes, endpoint: e, ready, eventId, warm: paceMs > 0 && i < WARM_UP };
         if (log) {
-          job.durable = durable;
+          job.durable = log.durable;
           unwritten.push(job);
         }
         jobs.push(job);
