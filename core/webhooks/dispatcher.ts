@@ -88,7 +88,7 @@ export const SIGNING_THREADS = Math.max(1, Math.min(2, os.availableParallelism()
  * a burst's deliveries keep up with its writes, and each fan-out's take (six statements) slows
  * the writes sharing the process and the server: 20 ms rather than 5 read 0.46–0.55× the floor
  * against 0.33–0.43, the same code alternated (bench/webhooks-e2e.ts --postgres), though no
- * better than the code before this session at 5 ms (docs/benchmarks-history.md). SQLite's
+ * better than 08bed9d's code at 5 ms (docs/benchmarks-history.md, eighth session). SQLite's
  * bursts, bound by the delivery log's backlog, read the same.
  */
 const EMIT_GATHER_MS = 20;
