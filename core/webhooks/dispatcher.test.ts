@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../kernel/clock.ts';
 import type { Host } from '../host.ts';
 import { cliScope, createCompany, makeHost } from '../../test/webhook-helpers.ts';
-import { eventBody } from './dispatcher.ts';
+import { eventBody, leaseLookIn } from './dispatcher.ts';
 import { CLI_ACTOR } from '../kernel/actor.ts';
 
 describe('eventBody', () => {
@@ -11,6 +11,20 @@ describe('eventBody', () => {
     const r = { event_id: 'evt_1', topic: 'invoice.created', event_created_at: '2026-01-01T00:00:00.000Z', company_id: 'co_1', data: JSON.stringify({ a: [1, 'ب'] }), test: 0 };
     expect(JSON.parse(eventBody(r))).toEqual({ id: 'evt_1', type: 'invoice.created', createdAt: '2026-01-01T00:00:00.000Z', companyId: 'co_1', data: { a: [1, 'ب'] } });
     expect(Object.keys(JSON.parse(eventBody({ ...r, test: 1 })))).toEqual(['id', 'type', 'createdAt', 'companyId', 'data', 'test']);
+  });
+});
+
+describe('leaseLookIn', () => {
+  const leases = [{ until: 1000 }, { until: 3000 }];
+  it('answers the first lease not reclaimed since its end: at its end, or at once once it has ended', () => {
+    expect(leaseLookIn(leases, -Infinity, 400)).toBe(601);
+    // Its timer fired with the clock a moment short of the end: the reclaim at 999 took nothing,
+    // and the take after it ended at 1002. The lease still needs its look.
+    expect(leaseLookIn(leases, 999, 1002)).toBe(1);
+    // Reclaimed at or after its end: the next lease's end.
+    expect(leaseLookIn(leases, 1000, 1002)).toBe(1999);
+    expect(leaseLookIn(leases, 3000, 3500)).toBeUndefined();
+    expect(leaseLookIn([], -Infinity, 0)).toBeUndefined();
   });
 });
 

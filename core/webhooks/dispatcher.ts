@@ -105,6 +105,19 @@ const RETRY_MS = 250;
  */
 const DUE_NOW_LOOK_MS = 200;
 
+/**
+ * In how many ms the loop must look at the leases of attempts still running (the leases in the
+ * order taken, so also of their ends), or undefined. A lease needs a look from its end until a
+ * reclaim has run at or after it. Timers and the clock are not one time: a timer set for an end
+ * may fire while the clock still reads a moment before it, and its reclaim finds nothing; a lease
+ * counted as looked at once the clock had passed its end then got no timer until the attempt's
+ * own time-out (seen in CI: 30 s without the second request of a delivery whose lease ended).
+ */
+export function leaseLookIn(leases: Iterable<{ until: number }>, reclaimedAt: number, now: number): number | undefined {
+  for (const lease of leases) if (lease.until > reclaimedAt) return Math.max(1, lease.until - now + 1);
+  return undefined;
+}
+
 export class Dispatcher {
   private indexes = new Map<string, { matcher: TopicMatcher<string>; createdAt: Map<string, string> }>();
   /**
@@ -378,11 +391,13 @@ export class Dispatcher {
    */
   private leaseEnds = new Map<string, { until: number; running: number }>();
 
-  /** Sets the timer for the first lease still held to end (a take after it may have set it later). */
+  /** When the last reclaim ran (clock ms): every lease that ended by then has been looked at. */
+  private reclaimedAt = -Infinity;
+
+  /** Sets the timer for the first lease not yet looked at since its end (a take after it may have set it later). */
   private lookAtLeaseEnd(now: number): void {
-    for (const lease of this.leaseEnds.values()) {
-      if (lease.until > now) return this.setTimer(lease.until - now + 1);
-    }
+    const delay = leaseLookIn(this.leaseEnds.values(), this.reclaimedAt, now);
+    if (delay !== undefined) this.setTimer(delay);
   }
 
   private open(sealed: string, endpointId: string): string {
@@ -534,7 +549,11 @@ export class Dispatcher {
 
   /** Deliveries whose lease ended (a worker died or stopped mid-attempt) are due again now. */
   reclaimExpired(): Promise<number> {
-    return this.deps.deliveries.reclaimExpired(this.deps.clock.now());
+    const now = this.deps.clock.now();
+    return this.deps.deliveries.reclaimExpired(now).then((n) => {
+      this.reclaimedAt = Math.max(this.reclaimedAt, now);
+      return n;
+    });
   }
 
   /** Signing round trips and items so far (the batching ratio). */
