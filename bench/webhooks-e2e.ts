@@ -15,10 +15,12 @@
 // Beside it, the floor with a lean delivery log: the least a host that caps each endpoint's
 // deliveries in flight and delivers at least once writes, in batches with the host's own
 // statements where it has them: each delivery's row pending before it may go (the host's fan-out
-// insert, a transaction per 16 events), leased before it is sent (one UPDATE by id for up to the
-// in-flight limit's rows), its result recorded (the host's recordMany). No dispatcher: the jobs
-// wait in memory, so no row is read back, and no take looks at an endpoint. It says what the
-// delivery log alone costs on these parts, and so how far the host's dispatcher is from it.
+// insert, a transaction per 16 events, which marks them dispatched as a fan-out does), leased as
+// it is sent (one UPDATE by id for the rows wanted in a turn of the loop, as a take leases what
+// it sends), its result recorded (the host's recordMany, ending the endpoints' failing streaks).
+// No dispatcher: the jobs wait in memory, so no row is read back, and no take looks at an
+// endpoint. It says what the delivery log alone costs on these parts, and so how far the host's
+// dispatcher is from it.
 // Usage: npx tsx bench/webhooks-e2e.ts [events, default 1000] [endpoints, default 4] [in flight per endpoint, default 8] [--postgres]
 // With --postgres, the host runs on a new database of DIWAN_BENCH_DATABASE_URL's server
 // (default postgres://postgres@127.0.0.1:5432/test), dropped after each run.
@@ -183,17 +185,17 @@ const FLOOR_SIGN_EVENTS = 4;
 const LEAN_FAN_EVENTS = 16;
 
 /**
- * The lean delivery log of the floor (see the top of this file): rows written pending in batches,
- * leased by id before they are sent, results recorded in batches, each step a transaction.
+ * The lean delivery log of the floor (see the top of this file): rows written pending in batches
+ * with their events marked dispatched, leased by id as they are sent, results recorded in
+ * batches with their endpoints' failing streaks ended, each step a transaction.
  */
 function leanLog(parts: FloorParts) {
   const { db, deliveries } = parts.storage;
   type Row = { id: string; token?: string };
   const rows: Row[] = [];
-  let durableTo = 0;
-  let leasedTo = 0;
-  let leasing: Promise<void> | undefined;
   let writing: Promise<void> = Promise.resolve();
+  // The rows workers are about to send, leased together at the end of the loop's turn.
+  let wanted: { row: Row; leased: () => void }[] = [];
   // Resolves once the rows of the events gathered now are committed (a worker may take a job
   // before its write starts: on PostgreSQL the event write lets the workers run).
   let written!: () => void;
@@ -209,11 +211,26 @@ function leanLog(parts: FloorParts) {
     recording = true;
     const batch = results;
     results = [];
-    await db.transaction(() => deliveries.recordMany(batch));
+    await db.transaction(() => deliveries.recordMany(batch, [...new Set(batch.map((r) => r.endpointId))]));
     recorded += batch.length;
     recording = false;
     if (recorded >= expected) allRecorded();
     else if (results.length) setImmediate(record);
+  };
+  const leaseWanted = async (): Promise<void> => {
+    const batch = wanted;
+    wanted = [];
+    const token = newId('lse');
+    const now = Date.now();
+    await db.transaction(() =>
+      db.run(`UPDATE webhook_deliveries SET state = 'in_flight', lease_until = ?, lease_token = ?, updated_at = ? WHERE id IN (${batch.map(() => '?').join(', ')}) AND state = 'pending'`, [
+        now + 30_000, token, isoNow(now), ...batch.map((b) => b.row.id),
+      ]),
+    );
+    for (const b of batch) {
+      b.row.token = token;
+      b.leased();
+    }
   };
   return {
     /** Settles once the rows of the events gathered now (the next write's) are committed. */
@@ -227,32 +244,24 @@ function leanLog(parts: FloorParts) {
         Array.from({ length: endpoints }, (_, endpoint) => ({ id: newSortableId('dlv', now), companyId: 'co_bench', endpointId: `ep_${endpoint}`, eventId, topic: 'invoice.created' })),
       );
       for (const r of fresh) rows.push({ id: r.id });
-      const to = rows.length;
       const done = written;
       gathering = new Promise<void>((r) => (written = r));
       writing = writing.then(async () => {
-        await db.transaction(() => deliveries.insertMany(fresh, now, isoNow(now)));
-        durableTo = to;
+        await db.transaction(async () => {
+          // As a fan-out takes its events: marked dispatched with their deliveries written.
+          await db.run(`UPDATE outbox SET dispatched_at = ? WHERE id IN (${eventIds.map(() => '?').join(', ')})`, [isoNow(now), ...eventIds]);
+          await deliveries.insertMany(fresh, now, isoNow(now));
+        });
         done();
       });
       return fresh.map((r) => r.id);
     },
-    /** Leases the rows from the k-th on, up to `limit` of the durable ones, unless already leased; the k-th row's lease token. */
-    async lease(k: number, limit: number): Promise<string> {
-      while (k >= leasedTo) {
-        await (leasing ??= (async () => {
-          const batch = rows.slice(leasedTo, Math.min(durableTo, leasedTo + limit));
-          const token = newId('lse');
-          const now = Date.now();
-          await db.transaction(() =>
-            db.run(`UPDATE webhook_deliveries SET state = 'in_flight', lease_until = ?, lease_token = ?, updated_at = ? WHERE id IN (${batch.map(() => '?').join(', ')}) AND state = 'pending'`, [
-              now + 30_000, token, isoNow(now), ...batch.map((r) => r.id),
-            ]),
-          );
-          for (const r of batch) r.token = token;
-          leasedTo += batch.length;
-        })().finally(() => (leasing = undefined)));
-      }
+    /** Leases the k-th row (written) with the others wanted in the same turn, as a take leases what it sends; answers its lease token. */
+    async lease(k: number): Promise<string> {
+      await new Promise<void>((leased) => {
+        wanted.push({ row: rows[k], leased });
+        if (wanted.length === 1) setImmediate(leaseWanted);
+      });
       return rows[k].token!;
     },
     /** Records an attempt's result (with those that end meanwhile, in one transaction). */
@@ -365,7 +374,7 @@ async function runBare(port: number, events = EVENTS, paceMs = 0, floor?: FloorP
         let token: string | undefined;
         if (log) {
           await j.durable;
-          token = await log.lease(k, CONCURRENCY);
+          token = await log.lease(k);
         }
         const signed = await j.signature!;
         const headers = {
