@@ -416,9 +416,8 @@ async function runBare(port: number, events = EVENTS, paceMs = 0, floor?: FloorP
   await pool.close();
   await agent?.destroy();
   latencies.sort((a, b) => a - b);
-  if (log) return { name: 'lean log (floor + rows written, leased, recorded)', deliveries: delivered, seconds, perSecond: delivered / seconds, p50: pct(latencies, 50), p99: pct(latencies, 99), cpuUs, loopUs };
-  if (floor) return { name: 'floor (bare + event write, pool signing, guarded send)', deliveries: delivered, seconds, perSecond: delivered / seconds, p50: pct(latencies, 50), p99: pct(latencies, 99), cpuUs, loopUs };
-  return { name: 'bare undici loop (inline sign, keep-alive POST)', deliveries: delivered, seconds, perSecond: delivered / seconds, p50: pct(latencies, 50), p99: pct(latencies, 99), cpuUs, loopUs };
+  const name = log ? 'lean log (floor + rows written, leased, recorded)' : floor ? 'floor (bare + event write, pool signing, guarded send)' : 'bare undici loop (inline sign, keep-alive POST)';
+  return { name, deliveries: delivered, seconds, perSecond: delivered / seconds, p50: pct(latencies, 50), p99: pct(latencies, 99), cpuUs, loopUs };
 }
 
 /** The bare loop in a process of its own, kept for the whole run (warmed up like the host). */
